@@ -1,0 +1,18 @@
+/*
+ * tuner/cmds.h: the sweetspot subcommands. Each cmd_<name>() takes the
+ * arguments after the subcommand name (argv[0] is the subcommand) and returns
+ * the exit status: 0 success, 1 failure, 2 bad usage or input.
+ */
+#ifndef SWEETSPOT_CMDS_H
+#define SWEETSPOT_CMDS_H
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* The table main() dispatches from, ending with a NULL name. */
+extern const struct command commands[];
+
+#endif

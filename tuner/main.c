@@ -1,0 +1,60 @@
+/*
+ * tuner/main.c: the sweetspot command. A flat table of subcommands with
+ * exact-match dispatch; one runner that checks stdout really was written.
+ */
+#include "cmds.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Subcommands: add new ones here, in the order of the workflow. */
+const struct command commands[] = {
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: sweetspot [--version] [--help] COMMAND [ARGS]\n\n"
+	      "Find how many worker processes to put on SmartNICs (DPUs) or onload\n"
+	      "cores, and how to spread the work among them, by measuring.\n\n"
+	      "Commands:\n", f);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fputs("\n'sweetspot COMMAND --help' describes one command.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	int status;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("sweetspot %s\n", SWEETSPOT_VERSION);
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			break;
+	if (!c->name) {
+		error("'%s' is not a command; see 'sweetspot --help'", argv[1]);
+		return EXIT_USAGE;
+	}
+	status = c->fn(argc - 1, argv + 1);
+	/* A full disk or a closed pipe must not pass for success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			error("cannot write standard output: %s", strerror(errno));
+		return status ? status : 1;
+	}
+	return status;
+}
