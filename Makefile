@@ -15,7 +15,7 @@ CC      ?= cc
 MPICC   ?= mpicc
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+VERSION := 0.1.0
 DEFS    := -DSWEETSPOT_VERSION='"$(VERSION)"'
 
 BUILD   := build
