@@ -15,4 +15,6 @@ struct command {
 /* The table main() dispatches from, ending with a NULL name. */
 extern const struct command commands[];
 
+int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
+
 #endif

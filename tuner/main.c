@@ -11,6 +11,7 @@
 
 /* Subcommands: add new ones here, in the order of the workflow. */
 const struct command commands[] = {
+	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
 	{ NULL, NULL, NULL },
 };
 
