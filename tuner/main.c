@@ -11,6 +11,7 @@
 
 /* Subcommands: add new ones here, in the order of the workflow. */
 const struct command commands[] = {
+	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ NULL, NULL, NULL },
 };
 
