@@ -16,5 +16,8 @@ struct command {
 extern const struct command commands[];
 
 int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
+int cmd_run(int argc, char **argv);
+int cmd_results(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
 
 #endif
