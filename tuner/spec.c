@@ -507,15 +507,17 @@ static char *resolve_bin(const struct loader *ld, const char *bin)
 
 /* The MPMD files (Open MPI appfile, MVAPICH config, srun multi-prog) split
  * lines on blanks and have no quoting that all three read alike, so a
- * binary path must not need quoting there: no blanks, quotes or backslash. */
+ * binary path must not need quoting there: no blanks, quotes or backslash,
+ * and no '%', which srun's multi-prog substitutes. */
 static int check_bin(struct loader *ld, const char *key, const char *bin, int line)
 {
-	const char *bad = strpbrk(bin, " \t'\"\\");
+	const char *bad = strpbrk(bin, " \t'\"\\%");
 
 	if (!bad)
 		return 0;
 	SPEC_BAD(ld, line, "'system.%s' \"%s\" has %s, which the appfile, config and multi-prog formats cannot carry; use a path without one (a symbolic link will do)",
-		 key, bin, *bad == ' ' || *bad == '\t' ? "a blank" : *bad == '\\' ? "a backslash" : "a quote");
+		 key, bin, *bad == ' ' || *bad == '\t' ? "a blank" : *bad == '\\' ? "a backslash" :
+		 *bad == '%' ? "'%' (srun expands %t and %o)" : "a quote");
 	return -1;
 }
 
