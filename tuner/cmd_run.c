@@ -8,6 +8,7 @@
  * recorded, so a sweep killed at any moment (kill -9, a lost allocation)
  * resumes where it stopped and never measures a finished launch twice.
  */
+#define _XOPEN_SOURCE 700	/* nftw */
 #include "cmds.h"
 #include "error.h"
 #include "parse.h"
@@ -70,14 +71,21 @@ struct run_opts {
 	unsigned long long max_launches;	/* 0: no limit */
 };
 
-/* The folder beside the database where launches keep their files. */
+/* The folder beside the database where launches keep their files, as an
+ * absolute path: launchers start in the launch's folder, and the paths in
+ * their arguments must still name the same files from there. */
 static char *runs_root(const char *db)
 {
 	const char *slash = strrchr(db, '/');
+	char cwd[4096];
 
+	if (*db == '/')
+		return xasprintf("%.*s/runs", (int)(slash - db), db);
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, ".");
 	if (!slash)
-		return xstrdup("runs");
-	return xasprintf("%.*s/runs", (int)(slash - db), db);
+		return xasprintf("%s/runs", cwd);
+	return xasprintf("%s/%.*s/runs", cwd, (int)(slash - db), db);
 }
 
 static int mkdir_p(const char *path)
@@ -381,10 +389,11 @@ static int execute_launch(struct store *st, long long run, const struct spec *s,
 			check_placement(s, ol->layout, &pts[i], reason, sizeof(oc->reason));
 	}
 	if (r.status != 0) {
-		char first[sizeof(oc->reason)];
+		/* The launcher's end first: it is what went wrong. */
+		char *both = xasprintf("%s%s%s", r.reason, *reason ? "; " : "", reason);
 
-		snprintf(first, sizeof(first), "%s", reason);
-		snprintf(reason, sizeof(oc->reason), "%s%s%s", r.reason, *first ? "; " : "", first);
+		snprintf(reason, sizeof(oc->reason), "%.*s", (int)sizeof(oc->reason) - 1, both);
+		free(both);
 	} else if (!*reason && n != ol->layout->points) {
 		snprintf(reason, sizeof(oc->reason), "the kernel wrote %zu of the layout's %zu points",
 			 n, ol->layout->points);
@@ -534,7 +543,7 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 	unsigned long long ran = 0;
 	int ret = 0, interrupted = 0, paused = 0;
 
-	progress_init(&prog, stderr, isatty(STDERR_FILENO), (long)plan_launches(p));
+	progress_init(&prog, stderr, isatty(STDERR_FILENO), (long)p->nlayouts, (long)p->repetitions);
 	for (size_t i = 0; i < p->nlayouts && !interrupted && !paused && !ret; i++) {
 		const struct layout *l = &p->layouts[i];
 
