@@ -11,6 +11,8 @@
 
 /* Subcommands: add new ones here, in the order of the workflow. */
 const struct command commands[] = {
+	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
+	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ NULL, NULL, NULL },
 };
 
