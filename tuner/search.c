@@ -12,6 +12,8 @@
 #include "search.h"
 
 #include "error.h"
+#include "plan.h"
+#include "spec.h"
 #include "strvec.h"
 
 #include <math.h>
@@ -378,8 +380,10 @@ static int propose_refine(struct state *st, unsigned char *want)
 	return any;
 }
 
-/* Repetition: the best and runner-up of a group within each other's spread
- * get another launch, up to the repetitions allowed. */
+/* Repetition: where a group's runner-up is within the spreads of its best,
+ * the best gets another launch (up to the repetitions allowed). A lucky
+ * single measurement then falls back and the runner-up, now best, is
+ * repeated in turn: a race that spends launches only on the leaders. */
 static int propose_repeat(struct state *st, unsigned char *want)
 {
 	size_t g;
@@ -396,8 +400,6 @@ static int propose_repeat(struct state *st, unsigned char *want)
 			continue;
 		if (st->reps[b] < st->p->repetitions && !want[b])
 			want[b] = 1, any = 1;
-		if (st->reps[r] < st->p->repetitions && !want[r])
-			want[r] = 1, any = 1;
 	}
 	return any;
 }
@@ -513,4 +515,42 @@ void search_result_release(struct search_result *res)
 	free(res->best);
 	free(res->reps);
 	memset(res, 0, sizeof(*res));
+}
+
+void search_space_from_plan(const struct spec *s, const struct plan *p,
+			    struct search_space *out)
+{
+	size_t i, c, a, k, z, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->layouts = xcalloc(p->nlayouts ? p->nlayouts : 1, sizeof(*out->layouts));
+	for (i = 0; i < p->nlayouts; i++) {
+		const struct layout *l = &p->layouts[i];
+
+		out->layouts[i] = (struct search_layout){ l->id, l->nodes, l->ppn, l->workers,
+							  l->wpn, placement_name(l->placement) };
+	}
+	out->nlayouts = p->nlayouts;
+	out->repetitions = p->repetitions;
+	/* Groups in the kernel's loop order: collective, algorithm, assignment, size. */
+	out->groups = xcalloc(s->collectives.nr * s->algorithms.nr * s->assignments.nr *
+			      s->nsizes + 1, sizeof(*out->groups));
+	for (c = 0; c < s->collectives.nr; c++)
+		for (a = 0; a < s->algorithms.nr; a++) {
+			if (!spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]))
+				continue;
+			for (k = 0; k < s->assignments.nr; k++)
+				for (z = 0; z < s->nsizes; z++)
+					out->groups[n++] = (struct search_group){
+						s->collectives.v[c], s->algorithms.v[a],
+						s->assignments.v[k], s->sizes[z] };
+		}
+	out->ngroups = n;
+}
+
+void search_space_release(struct search_space *sp)
+{
+	free(sp->layouts);
+	free(sp->groups);
+	memset(sp, 0, sizeof(*sp));
 }

@@ -81,6 +81,23 @@ struct search_result {
 	unsigned *reps;		/* launches made per layout, owned */
 };
 
+struct spec;
+struct plan;
+
+/* The layouts and groups of a plan, as a search sees them. Borrows the
+ * spec's and plan's strings: release this before them. */
+struct search_space {
+	struct search_layout *layouts;
+	size_t nlayouts;
+	struct search_group *groups;
+	size_t ngroups;
+	unsigned repetitions;
+};
+
+void search_space_from_plan(const struct spec *s, const struct plan *p,
+			    struct search_space *out);
+void search_space_release(struct search_space *sp);
+
 int search_parse_strategy(const char *s, enum search_strategy *out);
 const char *search_strategy_name(enum search_strategy s);
 
