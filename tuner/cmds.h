@@ -16,6 +16,7 @@ struct command {
 extern const struct command commands[];
 
 int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
+int cmd_generate(int argc, char **argv);	/* cmd_generate.c (plan module) */
 int cmd_run(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_submit(int argc, char **argv);

@@ -66,11 +66,6 @@ const char *placement_name(enum placement p)
 	return placement_names[p];
 }
 
-const char *launcher_name(enum launcher l)
-{
-	return launcher_names[l];
-}
-
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -79,13 +74,15 @@ static int name_index(const char *const *names, const char *s)
 	return -1;
 }
 
-int launcher_from_name(const char *name, enum launcher *out)
+/* Same order as enum launcher (launch/argv.h); checked here rather than
+ * with launcher_parse() so that the message carries file:line. */
+static int launcher_from_name(const char *name, enum launcher *out)
 {
 	int i = name_index(launcher_names, name);
 
 	if (i < 0)
 		return -1;
-	*out = (enum launcher)i;
+	*out = i == 0 ? LAUNCHER_SRUN : i == 1 ? LAUNCHER_MPIRUN : LAUNCHER_MPIRUN_RSH;
 	return 0;
 }
 
@@ -508,6 +505,22 @@ static char *resolve_bin(const struct loader *ld, const char *bin)
 	return xasprintf("%s/%s", ld->dir, bin);
 }
 
+/* The MPMD files (Open MPI appfile, MVAPICH config, srun multi-prog) split
+ * lines on blanks and have no quoting that all three read alike, so a
+ * binary path must not need quoting there: no blanks, quotes or backslash,
+ * and no '%', which srun's multi-prog substitutes. */
+static int check_bin(struct loader *ld, const char *key, const char *bin, int line)
+{
+	const char *bad = strpbrk(bin, " \t'\"\\%");
+
+	if (!bad)
+		return 0;
+	SPEC_BAD(ld, line, "'system.%s' \"%s\" has %s, which the appfile, config and multi-prog formats cannot carry; use a path without one (a symbolic link will do)",
+		 key, bin, *bad == ' ' || *bad == '\t' ? "a blank" : *bad == '\\' ? "a backslash" :
+		 *bad == '%' ? "'%' (srun expands %t and %o)" : "a quote");
+	return -1;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -601,12 +614,16 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 		get_uint(ld, onload, "system.onload.", "cores", 1, 1, 4096, &s->onload_cores,
 			 &s->line.onload_cores);
 	}
-	if (!get_string(ld, sys, "system.", "host_bin", 1, &str, &s->line.host_bin) && str)
+	if (!get_string(ld, sys, "system.", "host_bin", 1, &str, &s->line.host_bin) && str) {
 		s->host_bin = resolve_bin(ld, str);
+		check_bin(ld, "host_bin", s->host_bin, s->line.host_bin);
+	}
 	free(str);
 	str = NULL;
-	if (!get_string(ld, sys, "system.", "dpu_bin", want_dpu, &str, &s->line.dpu_bin) && str)
+	if (!get_string(ld, sys, "system.", "dpu_bin", want_dpu, &str, &s->line.dpu_bin) && str) {
 		s->dpu_bin = resolve_bin(ld, str);
+		check_bin(ld, "dpu_bin", s->dpu_bin, s->line.dpu_bin);
+	}
 	free(str);
 	str = NULL;
 	s->launcher = LAUNCHER_MPIRUN;

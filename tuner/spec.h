@@ -38,10 +38,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "argv.h"		/* enum launcher and its names belong to launch/ */
 #include "strvec.h"
 
 enum placement { PLACEMENT_DPU, PLACEMENT_ONLOAD };
-enum launcher { LAUNCHER_SRUN, LAUNCHER_MPIRUN, LAUNCHER_MPIRUN_RSH };
 
 #define SPEC_MAX_SIZES 64
 
@@ -99,9 +99,6 @@ int spec_load(const char *path, struct spec *out);
 void spec_release(struct spec *s);
 
 const char *placement_name(enum placement p);
-const char *launcher_name(enum launcher l);
-/* -1 when name is not a launcher. */
-int launcher_from_name(const char *name, enum launcher *out);
 
 /* Whether algorithm applies to collective: direct to bcast and gather,
  * leader and allin to allgather (as the kernel's -a option documents). */
