@@ -846,6 +846,7 @@ void spec_release(struct spec *s)
 	free(s->dpu_bin);
 	strvec_clear(&s->launcher_args);
 	strvec_clear(&s->env);
+	strvec_clear(&s->kernel_args);
 	strvec_clear(&s->collectives);
 	strvec_clear(&s->algorithms);
 	strvec_clear(&s->assignments);
