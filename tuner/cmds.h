@@ -20,5 +20,6 @@ int cmd_generate(int argc, char **argv);	/* cmd_generate.c (plan module) */
 int cmd_run(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
+int cmd_search(int argc, char **argv);		/* cmd_search.c (search module) */
 
 #endif

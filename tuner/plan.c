@@ -36,15 +36,21 @@ int layout_check(const struct spec *s, const struct layout *l, char *err, size_t
 			 l->id, s->nodes.nr, s->ppn);
 		return -1;
 	}
-	if (l->workers < 1 || l->workers >= l->hosts) {
-		snprintf(err, errlen, "%u workers for %u host ranks: there must be at least one worker and fewer workers than host ranks (1 <= W < H)",
-			 l->workers, l->hosts);
+	if (l->workers < 1) {
+		snprintf(err, errlen, "no workers: there must be at least one (1 <= W < H)");
 		return -1;
 	}
-	/* Implied by W < H; kept as its own rule since it is the paper's. */
+	/* The paper's two bounds: W <= (H + W) / 2 catches W > H, and W < H
+	 * the one case left, W = H, that DPU-Bench allows but our kernel does
+	 * not (every host rank would have a worker of its own). */
 	if (2ull * l->workers > (unsigned long long)l->hosts + l->workers) {
 		snprintf(err, errlen, "%u workers of %u ranks: at most half of all ranks may be workers (W <= (H + W) / 2)",
 			 l->workers, layout_ranks(l));
+		return -1;
+	}
+	if (l->workers >= l->hosts) {
+		snprintf(err, errlen, "%u workers for %u host ranks: there must be fewer workers than host ranks (1 <= W < H)",
+			 l->workers, l->hosts);
 		return -1;
 	}
 	if (l->wpn < 1 || l->wpn > placement_cores(s, l->placement)) {
@@ -350,4 +356,6 @@ void layout_kernel_args(const struct spec *s, const struct layout *l, struct str
 		strvec_push(args, "-t");
 		strvec_push(args, s->transport);
 	}
+	for (size_t i = 0; i < s->kernel_args.nr; i++)
+		strvec_push(args, s->kernel_args.v[i]);
 }
