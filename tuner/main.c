@@ -15,6 +15,7 @@ const struct command commands[] = {
 	{ "generate", cmd_generate, "write the hostfiles and MPMD files of every layout" },
 	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
+	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
 	{ NULL, NULL, NULL },
 };
 
