@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -86,6 +87,7 @@ struct verbs {
 	size_t fence;		/* offset of our fence byte, past t.bytes */
 	int connected;		/* init() finished: fini() must synchronise */
 	int failed;		/* a completion failed: no more work */
+	char why[320];		/* bad input found by open_device() */
 };
 
 static const char *op_name(enum ibv_wr_opcode op)
@@ -108,21 +110,17 @@ static int verr(const struct verbs *v, const char *fmt, ...)
 	return -1;
 }
 
-/* Bad input: every rank finds the same thing, rank 0 alone says it, and
- * nobody has communicated yet, so the caller can exit 2 at once. */
-static int bad_input(const struct verbs *v, const char *fmt, ...)
+/* Bad input (the options do not fit this machine): kept in v->why, for
+ * verbs_init to have it said once, by the lowest rank that found it. */
+static int bad_input(struct verbs *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static int bad_input(const struct verbs *v, const char *fmt, ...)
+static int bad_input(struct verbs *v, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (v->t.rank == 0) {
-		fputs("sweetspot-kernel: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
+	va_start(ap, fmt);
+	vsnprintf(v->why, sizeof(v->why), fmt, ap);
+	va_end(ap);
 	return BAD_INPUT;
 }
 
@@ -196,7 +194,7 @@ static int pick_gid(struct verbs *v, const struct ibv_port_attr *pa, int want, c
 
 /* Opens the device (cfg->device, or the first with the port active) and
  * checks its port and GID. Local only: nothing is sent. On failure nothing
- * stays open; returns BAD_INPUT after rank 0 printed why. */
+ * stays open; returns BAD_INPUT with the reason in v->why. */
 static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 {
 	struct ibv_device **list;
@@ -546,9 +544,25 @@ static int verbs_init(struct transport *t, const struct transport_cfg *cfg, MPI_
 	t->comm = comm;
 	MPI_Comm_rank(comm, &t->rank);
 	MPI_Comm_size(comm, &t->size);
+	/* Bad input is found by every rank alone; then all agree (one
+	 * MINLOC reduction, no data) so that all stop together with status
+	 * 2 and exactly one rank, the lowest that found it, says why. The
+	 * barrier after the message keeps anyone from exiting (and having
+	 * the launcher kill the job) before it is written. */
 	rc = open_device(v, cfg);
-	if (rc)
-		return rc;
+	struct { int ok, rank; } mine = { rc == 0, t->rank }, all;
+	if ((e = MPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm)) != MPI_SUCCESS) {
+		mpi_fail(v, "MPI_Allreduce of the device checks", e);
+		release(v);
+		return -1;
+	}
+	if (!all.ok) {
+		if (all.rank == t->rank)
+			fprintf(stderr, "sweetspot-kernel: %s\n", v->why);
+		MPI_Barrier(comm);
+		release(v);
+		return BAD_INPUT;
+	}
 	if (setup_local(v, cfg) || connect_peers(v, cfg))
 		goto fail;
 	/* Nobody posts until every QP aimed at it is ready to receive. */
@@ -569,7 +583,7 @@ fail:
 static int poll_cq(struct verbs *v, int block)
 {
 	struct ibv_wc wc[POLL_BATCH];
-	int spins = 0, armed = 0;
+	int spins = 0, armed = 0, flushed = 0;
 
 	for (;;) {
 		int n = ibv_poll_cq(v->cq, POLL_BATCH, wc);
@@ -581,15 +595,25 @@ static int poll_cq(struct verbs *v, int block)
 				/* The first error says what went wrong; the flushes
 				 * that follow it on the same QP say nothing new. */
 				if (!v->failed)
-					verr(v, "%s to rank %d failed: %s (status %d, vendor error 0x%x)",
+					verr(v, "%s to rank %d failed: %s (status %d, vendor error 0x%x)%s",
 					     op_name(WR_OP(wc[i].wr_id)), peer,
 					     ibv_wc_status_str(wc[i].status), wc[i].status,
-					     wc[i].vendor_err);
+					     wc[i].vendor_err, wc[i].status == IBV_WC_WR_FLUSH_ERR ?
+					     "; the queue pair had failed before, see that rank's message" : "");
+				if (!v->failed && wc[i].status == IBV_WC_WR_FLUSH_ERR)
+					flushed = 1;
 				v->failed = 1;
 				continue;
 			}
 			if (peer >= 0 && peer < v->t.size)
 				v->peers[peer].pending -= WR_COUNT(wc[i].wr_id);
+		}
+		if (flushed) {
+			/* A flush is the echo of a failure elsewhere (often the
+			 * peer's access to us). Give the rank with the cause a
+			 * moment to say it before our exit aborts the job. */
+			struct timespec pause = { .tv_sec = 1 };
+			nanosleep(&pause, NULL);
 		}
 		if (v->failed)
 			return -1;
