@@ -15,4 +15,11 @@ struct command {
 /* The table main() dispatches from, ending with a NULL name. */
 extern const struct command commands[];
 
+int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
+int cmd_generate(int argc, char **argv);	/* cmd_generate.c (plan module) */
+int cmd_run(int argc, char **argv);
+int cmd_results(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_search(int argc, char **argv);		/* cmd_search.c (search module) */
+
 #endif

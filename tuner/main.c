@@ -11,6 +11,10 @@
 
 /* Subcommands: add new ones here, in the order of the workflow. */
 const struct command commands[] = {
+	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
+	{ "generate", cmd_generate, "write the hostfiles and MPMD files of every layout" },
+	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
+	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,57 @@
+/*
+ * launch/child.h: starting one child process the way every launch of a
+ * sweep needs it: an argv vector run with posix_spawnp (no shell ever sees a
+ * word of it), extra environment entries, a working folder, standard output
+ * and standard error appended to a log file, the child leading its own
+ * process group, and a time limit that takes the whole group down (SIGTERM,
+ * then SIGKILL after a grace period). SIGINT and SIGTERM sent to sweetspot
+ * while a child runs are passed on to the child's group, and reported.
+ */
+#ifndef SWEETSPOT_LAUNCH_CHILD_H
+#define SWEETSPOT_LAUNCH_CHILD_H
+
+#include "strvec.h"
+
+#include <sys/types.h>
+
+/* What to run. Only argv is required; every pointer is borrowed. */
+struct launch_child {
+	const struct strvec *argv;	/* argv[0] is searched in PATH */
+	const struct strvec *env;	/* "NAME=value" added to (or replacing in) the environment; NULL: none */
+	const char *dir;		/* working folder; NULL: sweetspot's own */
+	const char *log;		/* stdout+stderr appended here; NULL: inherited */
+	double timeout_s;		/* wall-clock limit; 0: none */
+	double grace_s;			/* SIGTERM -> SIGKILL delay; 0: LAUNCH_GRACE_S */
+};
+
+#define LAUNCH_GRACE_S 5.0
+
+/* What happened. status follows the contract of every child process here:
+ * -1 if it could not start (err holds the errno), else its exit code, or
+ * 128 + the signal that ended it. */
+struct launch_result {
+	int status;
+	int err;		/* errno when status == -1, else 0 */
+	int timed_out;		/* the time limit was reached and the group killed */
+	int interrupted;	/* SIGINT or SIGTERM passed on to the child, else 0 */
+	int strays;		/* the group outlived its leader and was killed */
+	pid_t pid;		/* the child's pid (and process group), 0 if none */
+	double wall_s;		/* from spawn to the leader's exit */
+	char reason[256];	/* one line for people: why it ended */
+};
+
+/* Runs the child to its end (or its time limit) and fills *r. Prints
+ * nothing: the caller decides what to say about r->reason. Returns
+ * r->status. Not thread-safe: it blocks SIGCHLD, SIGINT and SIGTERM in the
+ * calling thread while it waits, and restores the mask before returning. */
+int launch_spawn(const struct launch_child *c, struct launch_result *r);
+
+/* The child as one shell-quoted line for people (--dry-run and logs):
+ * `cd DIR && NAME=value ... argv...`. The caller frees it. */
+char *launch_child_line(const struct launch_child *c);
+
+/* The full path of PROG found in PATH (or PROG itself when it holds a
+ * '/' and is executable); NULL when not found. The caller frees it. */
+char *launch_which(const char *prog);
+
+#endif

@@ -1,0 +1,112 @@
+/* tests/unit/hostlist-t.c: Slurm hostlist expansion and compression, and
+ * host name checks. */
+#include "tap.h"
+#include "hostlist.h"
+
+/* Expands s and joins the names with spaces (or "ERR: message"). */
+static char *expand(const char *s)
+{
+	struct strvec v = STRVEC_INIT;
+	char err[256], *out;
+
+	if (hostlist_expand(s, &v, err, sizeof(err)))
+		out = xasprintf("ERR: %s", err);
+	else {
+		out = xstrdup("");
+		for (size_t i = 0; i < v.nr; i++) {
+			char *t = xasprintf("%s%s%s", out, i ? " " : "", v.v[i]);
+
+			free(out);
+			out = t;
+		}
+	}
+	strvec_clear(&v);
+	return out;
+}
+
+static void is_expand(const char *s, const char *want)
+{
+	char *got = expand(s);
+
+	is_str(got, want, "expand %s", s);
+	free(got);
+}
+
+static void is_error(const char *s, const char *fragment)
+{
+	char *got = expand(s);
+
+	ok(!strncmp(got, "ERR: ", 5) && strstr(got, fragment), "'%s' is refused: %s", s, got);
+	free(got);
+}
+
+/* compress(expand(s)) gives back want, and expands to the same names. */
+static void is_compress(const char *s, const char *want)
+{
+	struct strvec v = STRVEC_INIT;
+	char err[256], *c, *a, *b;
+
+	hostlist_expand(s, &v, err, sizeof(err));
+	c = hostlist_compress((const char *const *)v.v, v.nr);
+	is_str(c, want, "compress %s", s);
+	a = expand(s);
+	b = expand(c);
+	is_str(b, a, "'%s' expands to the same names as '%s'", c, s);
+	free(a);
+	free(b);
+	free(c);
+	strvec_clear(&v);
+}
+
+int main(void)
+{
+	struct strvec v = STRVEC_INIT;
+	char err[256], *c, *big;
+
+	plan(39);
+	is_expand("thor[001-003]", "thor001 thor002 thor003");
+	is_expand("n[1-3,7],x", "n1 n2 n3 n7 x");
+	is_expand("n[8-11]", "n8 n9 n10 n11");
+	is_expand("n[08-11]", "n08 n09 n10 n11");
+	is_expand("rack[1-2]n[01-02]", "rack1n01 rack1n02 rack2n01 rack2n02");
+	is_expand("node01-bf", "node01-bf");
+	is_expand("a,b.example.org,c[5]", "a b.example.org c5");
+	is_expand("n[1-2]-bf", "n1-bf n2-bf");
+	is_error("", "empty");
+	is_error("n[1-3", "without ']'");
+	is_error("n1-3]", "without '['");
+	is_error("n[3-1]", "backwards");
+	is_error("n[1-2,,4]", "empty item");
+	is_error("n[a-b]", "not a number");
+	is_error("n[[1-2]]", "nested");
+	is_error("a,,b", "empty item");
+	is_error("a,", "ends with ','");
+	is_error("n[1-999999999]", "more than");
+	is_error("bad host", "' '");
+	is_error("x;rm", "';'");
+	is_error("-n1", "starts with '-'");
+	is_error("n[1-2]-", "ends with '-'");
+	is_error("a..b", "empty label");
+	ok(hostname_check("node01.cluster.example", err, sizeof(err)) == 0, "FQDN is a host name");
+	ok(hostname_check("a'b", err, sizeof(err)) == -1, "quote is refused: %s", err);
+	ok(hostname_check("x\ny", err, sizeof(err)) == -1, "newline is refused: %s", err);
+	big = xasprintf("%0*d", 64, 1);
+	ok(hostname_check(big, err, sizeof(err)) == -1, "64-character label is refused: %s", err);
+	free(big);
+	is_compress("thor[001-008]", "thor[001-008]");
+	is_compress("n[1-3,7],x", "n[1-3,7],x");
+	is_compress("n[9-10]", "n[9-10]");
+	is_compress("n[08-10]", "n[08-10]");
+	/* Order is rank order: a list that goes back is not sorted. */
+	is_compress("n3,n1,n2", "n[3,1-2]");
+	c = hostlist_compress(NULL, 0);
+	is_str(c, "", "nothing compresses to an empty string");
+	free(c);
+	strvec_push(&v, "n1");
+	strvec_push(&v, "n01");
+	c = hostlist_compress((const char *const *)v.v, v.nr);
+	is_str(c, "n1,n01", "different paddings stay apart");
+	free(c);
+	strvec_clear(&v);
+	return done_testing();
+}

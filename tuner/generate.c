@@ -1,0 +1,519 @@
+/*
+ * tuner/generate.c: writing hostfiles and MPMD files. Every rank's host and
+ * binary come from plan.h's arithmetic, so each format is a loop over nodes
+ * or ranks; files are written into a temporary folder next to the target
+ * and renamed into place last, so that a failure (a full disk, a target in
+ * the way) leaves nothing half-written. No file is ever handed to a shell;
+ * only `commands` is shell-quoted, because people paste it.
+ */
+#include "generate.h"
+
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The files a layout folder may hold: what generate_layout() may replace. */
+static const char *const layout_files[] = { "hostfile", "appfile", "rankfile",
+	"hostfile.mvapich", "config", "slurm.hostfile", "multi-prog.conf", "commands", NULL };
+
+/* What every writer needs about one layout. */
+struct gen {
+	const struct spec *s;
+	const struct layout *l;
+	const char *dir;	/* where the files go now (a temporary folder) */
+	const char *final;	/* where they will be: the paths in `commands` */
+	char *args;		/* the kernel arguments, space-separated */
+};
+
+static char *abs_path(const char *p)
+{
+	char cwd[PATH_MAX], *r;
+	size_t n;
+
+	if (p[0] == '/')
+		r = xstrdup(p);
+	else if (!getcwd(cwd, sizeof(cwd)))
+		r = xstrdup(p);
+	else
+		r = xasprintf("%s/%s", cwd, p);
+	n = strlen(r);
+	while (n > 1 && r[n - 1] == '/')
+		r[--n] = '\0';
+	return r;
+}
+
+/* Removes a folder this module wrote (files and folders only, no links
+ * followed). Best effort: used on failure paths and on replaced output. */
+static void rm_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	if (d) {
+		while ((e = readdir(d))) {
+			char *child;
+			struct stat st;
+
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			child = xasprintf("%s/%s", path, e->d_name);
+			if (!lstat(child, &st) && S_ISDIR(st.st_mode))
+				rm_tree(child);
+			else
+				unlink(child);
+			free(child);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static FILE *gen_open(const struct gen *g, const char *name, char **path)
+{
+	FILE *f;
+
+	*path = xasprintf("%s/%s", g->dir, name);
+	f = fopen(*path, "w");
+	if (!f) {
+		error("cannot write %s: %s", *path, strerror(errno));
+		free(*path);
+		*path = NULL;
+	}
+	return f;
+}
+
+static int gen_close(FILE *f, char *path)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		error("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+/* Host name of node i's workers: its DPU, or the node itself (onload). */
+static const char *worker_host(const struct gen *g, unsigned node)
+{
+	return g->l->placement == PLACEMENT_DPU ? g->s->dpus.v[node] : g->s->nodes.v[node];
+}
+
+/* Slots of a host in the Open MPI hostfile: onload nodes hold their
+ * workers too. */
+static unsigned node_slots(const struct gen *g, unsigned node)
+{
+	return g->l->ppn + (g->l->placement == PLACEMENT_ONLOAD ? layout_workers_on(g->l, node) : 0);
+}
+
+static void write_hostfile(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+	unsigned wn = layout_worker_nodes(l);
+
+	fprintf(f, "# Open MPI hostfile of layout %s: %u host ranks, %u workers\n", l->id,
+		l->hosts, l->workers);
+	for (unsigned i = 0; i < l->nodes; i++)
+		fprintf(f, "%s slots=%u\n", g->s->nodes.v[i], node_slots(g, i));
+	for (unsigned i = 0; l->placement == PLACEMENT_DPU && i < wn; i++)
+		fprintf(f, "%s slots=%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
+}
+
+static void write_appfile(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+	unsigned wn = layout_worker_nodes(l);
+
+	fprintf(f, "# Open MPI appfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+		"# mpirun --hostfile hostfile --app appfile\n"
+		"# One context per node: a single context with a host list would let\n"
+		"# mpirun fill a node's free slots with ranks the plan puts elsewhere.\n",
+		l->id, l->hosts, l->workers, layout_ranks(l));
+	for (unsigned i = 0; i < l->nodes; i++)
+		fprintf(f, "-np %u --host %s:%u %s %s\n", l->ppn, g->s->nodes.v[i], node_slots(g, i),
+			g->s->host_bin, g->args);
+	for (unsigned i = 0; i < wn; i++)
+		fprintf(f, "-np %u --host %s:%u %s %s\n", layout_workers_on(l, i), worker_host(g, i),
+			l->placement == PLACEMENT_DPU ? layout_workers_on(l, i) : node_slots(g, i),
+			spec_worker_bin(g->s, l->placement), g->args);
+}
+
+static void write_rankfile(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+
+	for (unsigned r = 0; r < l->hosts; r++)
+		fprintf(f, "rank %u=%s slot=%u\n", r, g->s->nodes.v[r / l->ppn], r % l->ppn);
+	for (unsigned k = 0; k < l->workers; k++) {
+		unsigned node = k / l->wpn, idx = k % l->wpn;
+
+		fprintf(f, "rank %u=%s slot=%u\n", l->hosts + k, worker_host(g, node),
+			l->placement == PLACEMENT_ONLOAD ? l->ppn + idx : idx);
+	}
+}
+
+static void write_hostfile_mvapich(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+	unsigned wn = layout_worker_nodes(l);
+
+	for (unsigned i = 0; i < l->nodes; i++)
+		fprintf(f, "%s:%u\n", g->s->nodes.v[i], l->ppn);
+	for (unsigned i = 0; i < wn; i++)
+		fprintf(f, "%s:%u\n", worker_host(g, i), layout_workers_on(l, i));
+}
+
+static void write_config(const struct gen *g, FILE *f)
+{
+	fprintf(f, "-n %u : %s %s\n", g->l->hosts, g->s->host_bin, g->args);
+	fprintf(f, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement), g->args);
+}
+
+static void write_slurm_hostfile(const struct gen *g, FILE *f)
+{
+	for (unsigned r = 0; r < layout_ranks(g->l); r++)
+		fprintf(f, "%s\n", layout_rank_host(g->s, g->l, r));
+}
+
+static void task_range(FILE *f, unsigned lo, unsigned hi)
+{
+	if (lo == hi)
+		fprintf(f, "%u", lo);
+	else
+		fprintf(f, "%u-%u", lo, hi);
+}
+
+static void write_multiprog(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+
+	fprintf(f, "# srun --multi-prog of layout %s, with SLURM_HOSTFILE=slurm.hostfile and\n"
+		"# --distribution=arbitrary. The kernel knows its role from its rank, so no\n"
+		"# worker index (%%o) is passed.\n", l->id);
+	task_range(f, 0, l->hosts - 1);
+	fprintf(f, " %s %s\n", g->s->host_bin, g->args);
+	task_range(f, l->hosts, layout_ranks(l) - 1);
+	fprintf(f, " %s %s\n", spec_worker_bin(g->s, l->placement), g->args);
+}
+
+/* NAME=value with only the value quoted, so that a shell still reads an
+ * assignment. */
+static char *env_word(const char *e)
+{
+	const char *eq = strchr(e, '=');
+	char *w = xasprintf("%.*s", (int)(eq - e + 1), e);
+
+	shell_quote_append(&w, eq + 1);
+	return w;
+}
+
+static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
+{
+	const struct spec *s = g->s;
+	const struct layout *l = g->l;
+	struct strvec av = STRVEC_INIT;
+	char *line, *p;
+
+	fprintf(f, "# Launch commands of layout %s (%u ranks), for people to read:\n"
+		"# sweetspot run starts them itself, without a shell.\n", l->id, layout_ranks(l));
+	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN)) {
+		for (int pinned = 0; pinned < 2; pinned++) {
+			strvec_push(&av, "mpirun");
+			if (s->launcher == LAUNCHER_MPIRUN)
+				for (size_t i = 0; i < s->launcher_args.nr; i++)
+					strvec_push(&av, s->launcher_args.v[i]);
+			strvec_push(&av, "--timeout");
+			strvec_pushf(&av, "%u", s->time_limit);
+			for (size_t i = 0; i < s->env.nr; i++) {
+				strvec_push(&av, "-x");
+				strvec_push(&av, s->env.v[i]);
+			}
+			strvec_push(&av, "--hostfile");
+			strvec_pushf(&av, "%s/hostfile", g->final);
+			if (pinned) {
+				strvec_push(&av, "--rankfile");
+				strvec_pushf(&av, "%s/rankfile", g->final);
+			}
+			strvec_push(&av, "--app");
+			strvec_pushf(&av, "%s/appfile", g->final);
+			line = strvec_join_quoted(&av);
+			fprintf(f, "\n# Open MPI%s\n%s\n", pinned ? ", each rank pinned by the rankfile" : "", line);
+			free(line);
+			strvec_clear(&av);
+		}
+	}
+	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH)) {
+		strvec_push(&av, "mpirun_rsh");
+		if (s->launcher == LAUNCHER_MPIRUN_RSH)
+			for (size_t i = 0; i < s->launcher_args.nr; i++)
+				strvec_push(&av, s->launcher_args.v[i]);
+		strvec_push(&av, "-np");
+		strvec_pushf(&av, "%u", layout_ranks(l));
+		strvec_push(&av, "-hostfile");
+		strvec_pushf(&av, "%s/hostfile.mvapich", g->final);
+		line = strvec_join_quoted(&av);
+		strvec_clear(&av);
+		/* mpirun_rsh takes NAME=value words before -config. */
+		for (size_t i = 0; i < s->env.nr; i++) {
+			p = env_word(s->env.v[i]);
+			line = xrealloc(line, strlen(line) + strlen(p) + 2);
+			strcat(strcat(line, " "), p);
+			free(p);
+		}
+		strvec_push(&av, "-config");
+		strvec_pushf(&av, "%s/config", g->final);
+		p = strvec_join_quoted(&av);
+		fprintf(f, "\n# MVAPICH2 mpirun_rsh\n%s %s\n", line, p);
+		free(p);
+		free(line);
+		strvec_clear(&av);
+	}
+	if (launchers & GEN_LAUNCHER(LAUNCHER_SRUN)) {
+		char *hf = xasprintf("SLURM_HOSTFILE=%s/slurm.hostfile", g->final);
+
+		line = env_word(hf);
+		free(hf);
+		for (size_t i = 0; i < s->env.nr; i++) {
+			p = env_word(s->env.v[i]);
+			line = xrealloc(line, strlen(line) + strlen(p) + 2);
+			strcat(strcat(line, " "), p);
+			free(p);
+		}
+		strvec_push(&av, "srun");
+		if (s->launcher == LAUNCHER_SRUN)
+			for (size_t i = 0; i < s->launcher_args.nr; i++)
+				strvec_push(&av, s->launcher_args.v[i]);
+		strvec_push(&av, "--mpi=pmix");
+		strvec_pushf(&av, "-n%u", layout_ranks(l));
+		strvec_push(&av, "--distribution=arbitrary");
+		strvec_pushf(&av, "--time=%u", (s->time_limit + 59) / 60);
+		strvec_pushf(&av, "--multi-prog");
+		strvec_pushf(&av, "%s/multi-prog.conf", g->final);
+		p = strvec_join_quoted(&av);
+		fprintf(f, "\n# Slurm (PMIx)\n%s %s\n", line, p);
+		free(p);
+		free(line);
+		strvec_clear(&av);
+	}
+}
+
+struct writer {
+	const char *name;
+	unsigned launchers;	/* written when one of these is chosen */
+	void (*fn)(const struct gen *g, FILE *f);
+};
+
+static const struct writer writers[] = {
+	{ "hostfile", GEN_LAUNCHER(LAUNCHER_MPIRUN), write_hostfile },
+	{ "appfile", GEN_LAUNCHER(LAUNCHER_MPIRUN), write_appfile },
+	{ "rankfile", GEN_LAUNCHER(LAUNCHER_MPIRUN), write_rankfile },
+	{ "hostfile.mvapich", GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH), write_hostfile_mvapich },
+	{ "config", GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH), write_config },
+	{ "slurm.hostfile", GEN_LAUNCHER(LAUNCHER_SRUN), write_slurm_hostfile },
+	{ "multi-prog.conf", GEN_LAUNCHER(LAUNCHER_SRUN), write_multiprog },
+	{ NULL, 0, NULL },
+};
+
+/* Writes one layout's files into dir (which exists), naming final in
+ * `commands`. */
+static int write_layout(const struct spec *s, const struct layout *l, const char *dir,
+			const char *final, unsigned launchers)
+{
+	struct strvec args = STRVEC_INIT;
+	struct gen g = { s, l, dir, final, NULL };
+	char *path;
+	FILE *f;
+	int ret = -1;
+
+	layout_kernel_args(s, l, &args);
+	g.args = strvec_join_quoted(&args);
+	for (const struct writer *w = writers; w->name; w++) {
+		if (!(w->launchers & launchers))
+			continue;
+		if (!(f = gen_open(&g, w->name, &path)))
+			goto out;
+		w->fn(&g, f);
+		if (gen_close(f, path))
+			goto out;
+	}
+	if (!(f = gen_open(&g, "commands", &path)))
+		goto out;
+	write_commands(&g, f, launchers);
+	if (gen_close(f, path))
+		goto out;
+	ret = 0;
+out:
+	free(g.args);
+	strvec_clear(&args);
+	return ret;
+}
+
+/* A temporary folder next to path ("path.tmp.XXXXXX"), or NULL. */
+static char *make_temp(const char *path)
+{
+	char *t = xasprintf("%s.tmp.XXXXXX", path);
+
+	if (!mkdtemp(t)) {
+		error("cannot create a folder next to %s: %s", path, strerror(errno));
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* 1 if dir holds nothing, 2 if only files of one layout, 0 otherwise
+ * (including when it cannot be read). */
+static int dir_kind(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int any = 0, ours = 1;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		int known = 0;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		any = 1;
+		for (size_t i = 0; layout_files[i]; i++)
+			known |= !strcmp(layout_files[i], e->d_name);
+		ours &= known;
+	}
+	closedir(d);
+	return !any ? 1 : ours ? 2 : 0;
+}
+
+/* Moves tmp to final; an existing final is first moved aside and removed
+ * once the new one is in place. */
+static int put_in_place(const char *tmp, const char *final)
+{
+	struct stat st;
+	char *old = NULL;
+	int ret = -1;
+
+	if (!lstat(final, &st)) {
+		old = xasprintf("%s.old.XXXXXX", final);
+		if (!mkdtemp(old) || rename(final, old)) {
+			error("cannot move %s aside: %s", final, strerror(errno));
+			rmdir(old);
+			goto out;
+		}
+	}
+	if (rename(tmp, final)) {
+		error("cannot rename %s to %s: %s", tmp, final, strerror(errno));
+		if (old && rename(old, final))
+			error("the earlier %s is now %s", final, old);
+		goto out;
+	}
+	if (old)
+		rm_tree(old);
+	ret = 0;
+out:
+	free(old);
+	return ret;
+}
+
+int generate_layout_for(const struct spec *s, const struct layout *l, const char *dir,
+			unsigned launchers)
+{
+	char *final = abs_path(dir), *tmp = NULL;
+	struct stat st;
+	int ret = -1;
+
+	if (!lstat(final, &st) && (!S_ISDIR(st.st_mode) || !dir_kind(final))) {
+		error("%s is in the way: it is not a folder of generated layout files", final);
+		goto out;
+	}
+	if (!(tmp = make_temp(final)))
+		goto out;
+	if (chmod(tmp, 0755) || write_layout(s, l, tmp, final, launchers) ||
+	    put_in_place(tmp, final))
+		goto out;
+	ret = 0;
+out:
+	if (ret && tmp)
+		rm_tree(tmp);
+	free(tmp);
+	free(final);
+	return ret;
+}
+
+int generate_layout(const struct spec *s, const struct layout *l, const char *dir)
+{
+	return generate_layout_for(s, l, dir, GEN_ALL);
+}
+
+static int write_tsv(const struct plan *p, const char *tmp, const char *final)
+{
+	char *path = xasprintf("%s/layouts.tsv", tmp);
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		error("cannot write %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	fputs("id\tnodes\tppn\thosts\tworkers\twpn\tplacement\tranks\tpoints\tdir\n", f);
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		const struct layout *l = &p->layouts[i];
+
+		fprintf(f, "%s\t%u\t%u\t%u\t%u\t%u\t%s\t%u\t%zu\t%s/%s\n", l->id, l->nodes, l->ppn,
+			l->hosts, l->workers, l->wpn, placement_name(l->placement), layout_ranks(l),
+			l->points, final, l->id);
+	}
+	return gen_close(f, path);
+}
+
+int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
+		  unsigned launchers, int force)
+{
+	char *final = abs_path(dir), *tmp = NULL, *tsv = xasprintf("%s/layouts.tsv", final);
+	struct stat st;
+	int ret = -1;
+
+	if (!lstat(final, &st)) {
+		if (!S_ISDIR(st.st_mode) || (dir_kind(final) != 1 && !(force && !access(tsv, F_OK)))) {
+			error("%s exists%s", final, !S_ISDIR(st.st_mode) ? " and is not a folder" :
+			      access(tsv, F_OK) ? " and is not an earlier output of generate; choose another folder" :
+			      "; give --force to replace it");
+			ret = -2;
+			goto out;
+		}
+	}
+	if (!(tmp = make_temp(final)))
+		goto out;
+	if (chmod(tmp, 0755))
+		goto out;
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		char *sub = xasprintf("%s/%s", tmp, p->layouts[i].id);
+		char *fsub = xasprintf("%s/%s", final, p->layouts[i].id);
+		int bad = mkdir(sub, 0755) ? error("cannot create %s: %s", sub, strerror(errno)) :
+			  write_layout(s, &p->layouts[i], sub, fsub, launchers);
+
+		free(sub);
+		free(fsub);
+		if (bad)
+			goto out;
+	}
+	if (write_tsv(p, tmp, final) || put_in_place(tmp, final))
+		goto out;
+	ret = 0;
+out:
+	if (ret && tmp)
+		rm_tree(tmp);
+	free(tmp);
+	free(tsv);
+	free(final);
+	return ret;
+}

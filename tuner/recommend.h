@@ -1,0 +1,94 @@
+/*
+ * tuner/recommend.h: from measurements to decisions. Offloaded points give,
+ * for every collective, algorithm, assignment and message size, the best
+ * layout (highest mean oe_measured over the repetitions; exact ties to
+ * fewer workers, then fewer WPN) with its spread and runner-up; the
+ * host-only Open MPI points (kernel --mode mpi, one algorithm forced per
+ * launch through coll_tuned_<coll>_algorithm) give, for every collective,
+ * communicator size and message size, the fastest algorithm. Per collective,
+ * consecutive sizes with the same best configuration form a size band.
+ * `recommend`, `export` and the profile all work from struct decisions.
+ */
+#ifndef SWEETSPOT_RECOMMEND_H
+#define SWEETSPOT_RECOMMEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store_point;
+
+/* The best layout of one group. Strings owned (decisions_release()). */
+struct offload_choice {
+	char *collective, *algorithm, *assignment;
+	uint64_t bytes;
+	char *layout, *placement;
+	unsigned nodes, ppn, workers, wpn;
+	double oe, spread;	/* mean oe_measured; half the range of the repetitions */
+	unsigned reps;
+	char *runner_up;	/* second best layout, NULL if none */
+	double runner_up_oe;	/* NAN if none */
+	double total_us, ref_us, compute_us;	/* means at the best layout */
+};
+
+/* The fastest Open MPI algorithm for one collective, size of communicator
+ * and message size. */
+struct mpi_choice {
+	char *collective;
+	unsigned ranks;
+	uint64_t bytes;		/* per rank, as the kernel counts it */
+	int alg;		/* coll_tuned algorithm id; 0: Open MPI's own decision */
+	double avg_us;		/* its mean time per call */
+	double default_us;	/* Open MPI's own decision's time; NAN if not measured */
+	unsigned algorithms;	/* how many were measured */
+};
+
+struct decisions {
+	char *source;		/* the database or profile read */
+	long long run;		/* the run read; 0 from a profile */
+	char *spec_path, *spec_hash;	/* of that run; may be NULL */
+	struct offload_choice *off;	/* sorted: collective, size, algorithm, assignment */
+	size_t noff;
+	struct mpi_choice *mpi;	/* sorted: collective, ranks, size */
+	size_t nmpi;
+};
+
+#define DECISIONS_INIT { 0 }
+
+/* A size band: sizes [lo, hi] of one collective sharing the best
+ * configuration (algorithm, assignment, layout); best points at the
+ * offload_choice of the largest size in the band (for its figures). */
+struct band {
+	const char *collective;
+	uint64_t lo, hi;
+	const struct offload_choice *best;
+	size_t nsizes;
+};
+
+/* Builds decisions from points (valid ones only; invalid never win). */
+void decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d);
+
+/* Opens the database read-only and reads one run: run_id when > 0, else the
+ * latest run of spec_path when given and recorded, else the latest run.
+ * Returns 0, or -1 after error() (missing file, no run, empty run). */
+int decisions_from_db(const char *db, long long run_id, const char *spec_path,
+		      struct decisions *d);
+void decisions_release(struct decisions *d);
+
+/* The best configuration of each (collective, size) over algorithms and
+ * assignments, merged into bands. Returns the count; *out is owned by the
+ * caller (free()), pointing into d. */
+size_t decisions_bands(const struct decisions *d, const char *collective, struct band **out);
+
+/* Whether the decisions hold any offloaded / Open MPI point of collective
+ * (NULL: of any). */
+int decisions_has_offload(const struct decisions *d, const char *collective);
+int decisions_has_mpi(const struct decisions *d, const char *collective);
+
+/* The Open MPI coll/tuned algorithm id of a kernel "algorithm" field:
+ * "tuned:N" is N, "default" is 0; -1 for anything else. */
+int mpi_algorithm_id(const char *s);
+/* Its name in Open MPI 4.1 (e.g. bcast 6 "binomial"), "default" for 0,
+ * "?" when unknown. */
+const char *mpi_algorithm_name(const char *collective, int alg);
+
+#endif

@@ -1,0 +1,161 @@
+/*
+ * tuner/store.h: the results database, SQLite, the ONLY module that writes it.
+ * A database holds runs (one per sweep of one spec file: its path, hash, host,
+ * tool versions), launches (one per layout and repetition attempted: argv,
+ * exit status, time limit hit, reason, log, wall time) and points (one per
+ * kernel record of a launch, every field of the record as a column plus the
+ * raw JSON line). A launch's points are written in the same transaction that
+ * marks the launch finished, so a kill -9 at any moment leaves all of them or
+ * none; a UNIQUE key keeps any point from being stored twice. The schema
+ * version is PRAGMA user_version: a database from a newer sweetspot is
+ * refused, untouched.
+ *
+ * Readers (results, recommend, export, plot) use store_open(STORE_RDONLY),
+ * store_latest_run() and store_foreach_point() / store_load_points(); that
+ * read API is kept stable.
+ */
+#ifndef SWEETSPOT_STORE_H
+#define SWEETSPOT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_DEFAULT_PATH "results/sweetspot.db"
+
+struct store;
+
+/* store_open() flags. */
+#define STORE_RDONLY 0		/* the database must exist; nothing is written */
+#define STORE_CREATE 1		/* read-write; created (with its folder) if missing */
+
+/* Opens path. Returns 0, or -1 after error() when the file is missing (with
+ * STORE_RDONLY), unreadable, not a SQLite database, not a sweetspot database,
+ * or from a newer schema; in every such case the file is left as it was.
+ * The caller owns *out and frees it with store_close(). */
+int store_open(const char *path, int flags, struct store **out);
+void store_close(struct store *st);
+
+/* ---- runs ---------------------------------------------------------------- */
+
+struct store_run {
+	long long id;
+	char *spec_path;	/* as given on the command line */
+	char *spec_hash;	/* hex digest of the spec file's bytes */
+	char *started;		/* ISO 8601, UTC */
+	char *finished;		/* NULL while running or interrupted */
+	char *host;
+	char *launcher;
+	char *sweetspot_version, *ompi_version, *slurm_version;	/* NULL: not found */
+	char *status;		/* "running", "done", "failed" */
+	long long planned_launches, planned_points;
+};
+
+/* Frees the strings of r (not r itself). */
+void store_run_release(struct store_run *r);
+
+/* The latest run (highest id); when spec_path is not NULL, the latest run of
+ * that spec path. Returns 1 and fills *r (release it), 0 if there is none,
+ * -1 on error. */
+int store_latest_run(struct store *st, const char *spec_path, struct store_run *r);
+/* Run id: 1 and *r, 0 if there is no such run, -1 on error. */
+int store_get_run(struct store *st, long long id, struct store_run *r);
+
+/* Records a new run (status "running"); r->id is set. Strings may be NULL
+ * except spec_path, spec_hash and host. started is set here when NULL. */
+int store_run_begin(struct store *st, struct store_run *r);
+/* Sets a run's status ("done" or "failed") and its finish time. */
+int store_run_end(struct store *st, long long run, const char *status);
+
+/* ---- launches and points ------------------------------------------------- */
+
+/* The layout fields a point carries besides the kernel's record. */
+struct store_layout {
+	const char *id;		/* e.g. "n2-ppn4-w2-wpn1-onload" */
+	int nodes, ppn, workers, wpn;
+	const char *placement;	/* "dpu" | "onload" */
+};
+
+struct store_launch {
+	long long id;		/* set by store_launch_record() */
+	long long run;
+	struct store_layout layout;
+	int repetition;		/* 1-based */
+	const char *argv;	/* shell-quoted for people */
+	int exit_status;	/* -1 could not start, else code or 128+signal */
+	int timed_out;
+	const char *reason;	/* NULL when ok */
+	const char *log_path;
+	double wall_s;
+	const char *started, *finished;	/* ISO 8601 UTC */
+	int ok;			/* exit status 0 and every record stored */
+};
+
+/* One kernel record (a point) with its launch's context. Every string is
+ * owned by whoever filled the struct: by store_parse_record()'s caller via
+ * store_point_release(), or by the store during store_foreach_point()
+ * (valid only inside the callback). Numbers absent from a record are NaN
+ * (doubles) or -1 (integers); absent strings are "". */
+struct store_point {
+	long long id, run, launch;
+	const char *layout;
+	int repetition;
+	int wpn;
+	const char *placement;
+	int schema;
+	const char *mode, *collective, *algorithm, *assignment;
+	uint64_t bytes;
+	int hosts, workers, nodes, ppn, iterations, warmup;
+	const char *transport, *device, *host_source;
+	double ref_us, comm_us, compute_us, total_us;
+	double oe_paper, oe_measured, overlap;
+	double total_us_min, total_us_median, total_us_max;
+	int valid;
+	const char *rank_hosts;	/* the JSON array, as text */
+	const char *raw;	/* the whole JSON line */
+};
+
+/* Parses one JSON line of the kernel into *p (strings malloc'd; free them
+ * with store_point_release()). Returns 0, or -1 with a sentence in err when
+ * the line is not a JSON object or lacks a required field (collective,
+ * algorithm, assignment, bytes, valid, total_us). Does not print. */
+int store_parse_record(const char *line, struct store_point *p, char *err, size_t errlen);
+void store_point_release(struct store_point *p);
+
+/* Records one finished launch and its n points in one transaction: the
+ * launch row, then (after deleting points of earlier attempts of the same
+ * run, layout and repetition) every point with l->layout's fields. On any
+ * failure nothing is written and -1 is returned. l->id is set. */
+int store_launch_record(struct store *st, struct store_launch *l,
+			const struct store_point *pts, size_t n);
+
+/* Whether (run, layout, repetition) already has a launch that ended ok
+ * (retry_failed) or any recorded launch (!retry_failed): 1 yes, 0 no, -1 error. */
+int store_launch_done(struct store *st, long long run, const char *layout,
+		      int repetition, int retry_failed);
+
+/* Counts for a run: launches recorded (distinct layout+repetition), failed
+ * ones among them (latest attempt not ok), and points stored (valid and not).
+ * Any pointer may be NULL. */
+int store_run_counts(struct store *st, long long run, long long *launches,
+		     long long *failed, long long *points, long long *invalid);
+
+/* ---- reading points ------------------------------------------------------ */
+
+/* store_foreach_point() / store_load_points() flags. */
+#define STORE_VALID_ONLY 0
+#define STORE_ALL_POINTS 1	/* include points recorded as invalid */
+
+/* Calls fn for every point of run (ordered by layout, collective,
+ * algorithm, assignment, bytes, repetition); stops early when fn returns
+ * nonzero and returns that value. Returns 0 when every point was visited,
+ * -1 on a database error. */
+int store_foreach_point(struct store *st, long long run, int flags,
+			int (*fn)(const struct store_point *p, void *data), void *data);
+
+/* The same points as an array the caller owns: free with store_points_free(). */
+int store_load_points(struct store *st, long long run, int flags,
+		      struct store_point **out, size_t *n);
+void store_points_free(struct store_point *pts, size_t n);
+
+#endif
