@@ -85,8 +85,9 @@ static void print_people(const struct spec *s, const struct plan *p)
 		printf("%-28s %6u %5u %7u %7u %4u %-9s %7zu\n", l->id, l->nodes, l->ppn, l->hosts,
 		       l->workers, l->wpn, placement_name(l->placement), l->points);
 	}
-	printf("\n%zu layouts, %zu points; %u repetitions: %zu launches, %zu measurements",
-	       p->nlayouts, plan_points(p), p->repetitions, plan_launches(p), plan_measurements(p));
+	printf("\n%zu layout%s, %zu points; %u repetition%s: %zu launches, %zu measurements",
+	       p->nlayouts, p->nlayouts == 1 ? "" : "s", plan_points(p), p->repetitions,
+	       p->repetitions == 1 ? "" : "s", plan_launches(p), plan_measurements(p));
 	if (p->skipped)
 		printf("; %zu (workers, WPN) pairs skipped by the rules", p->skipped);
 	putchar('\n');

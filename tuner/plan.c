@@ -356,4 +356,6 @@ void layout_kernel_args(const struct spec *s, const struct layout *l, struct str
 		strvec_push(args, "-t");
 		strvec_push(args, s->transport);
 	}
+	for (size_t i = 0; i < s->kernel_args.nr; i++)
+		strvec_push(args, s->kernel_args.v[i]);
 }

@@ -15,12 +15,13 @@ double progress_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-void progress_init(struct progress *p, FILE *f, int tty, long total)
+void progress_init(struct progress *p, FILE *f, int tty, long layouts, long reps)
 {
 	*p = (struct progress){ 0 };
 	p->f = f;
 	p->tty = tty;
-	p->total = total;
+	p->reps = reps > 0 ? reps : 1;
+	p->total = layouts * p->reps;
 	p->start = progress_now();
 }
 
@@ -51,8 +52,9 @@ static void status_line(struct progress *p, const char *now)
 
 	fmt_duration(el, sizeof(el), progress_now() - p->start);
 	fmt_duration(eta, sizeof(eta), progress_eta(p));
-	fprintf(p->f, "\r\033[K[%ld/%ld layouts] %ld points, %ld failed, elapsed %s, ETA %s%s%s",
-		p->done, p->total, p->points, p->failed, el, eta, now ? "  " : "", now ? now : "");
+	fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches] %ld points, %ld failed, "
+		"elapsed %s, ETA %s%s%s", p->done / p->reps, p->total / p->reps, p->done, p->total,
+		p->points, p->failed, el, eta, now ? "  " : "", now ? now : "");
 	fflush(p->f);
 	p->line_open = 1;
 }

@@ -13,6 +13,7 @@ struct progress {
 	FILE *f;
 	int tty;		/* update one line in place */
 	long total;		/* launches in the plan */
+	long reps;		/* launches per layout (they run one after the other) */
 	long done;		/* launches finished, skipped ones included */
 	long skipped;		/* finished by an earlier invocation */
 	long failed;
@@ -26,7 +27,7 @@ struct progress {
 /* Seconds on the monotonic clock. */
 double progress_now(void);
 
-void progress_init(struct progress *p, FILE *f, int tty, long total);
+void progress_init(struct progress *p, FILE *f, int tty, long layouts, long reps);
 /* A launch finished by an earlier invocation (resume). */
 void progress_skip(struct progress *p);
 /* A launch begins: on a terminal, the line names it. */

@@ -188,7 +188,14 @@ static void check_keys(struct loader *ld, const config_setting_t *group, const c
 		const config_setting_t *m = config_setting_get_elem(group, (unsigned)i);
 		const char *name = config_setting_name(m);
 
-		if (name && name_index(keys, name) < 0)
+		if (!name || name_index(keys, name) >= 0)
+			continue;
+		/* A setting of a group written outside it is a common slip. */
+		if (keys == top_keys && name_index(system_keys, name) >= 0)
+			SPEC_BAD(ld, line_of(m), "setting '%s' belongs in the system group", name);
+		else if (keys == top_keys && name_index(sweep_keys, name) >= 0)
+			SPEC_BAD(ld, line_of(m), "setting '%s' belongs in the sweep group", name);
+		else
 			SPEC_BAD(ld, line_of(m), "unknown setting '%s%s'%s", where, name,
 				 hint(keys, name, buf, sizeof(buf)));
 	}
@@ -216,7 +223,8 @@ static config_setting_t *member(struct loader *ld, const config_setting_t *group
 	config_setting_t *m = group ? config_setting_get_member(group, key) : NULL;
 
 	if (!m && required)
-		SPEC_BAD(ld, group ? line_of(group) : 1, "missing setting '%s%s'", where, key);
+		SPEC_BAD(ld, group && line_of(group) ? line_of(group) : 1, "missing setting '%s%s'",
+			 where, key);
 	return m;
 }
 
@@ -647,7 +655,7 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 			}
 		}
 	}
-	if (s->nodes.nr && s->dpus.nr)
+	if (s->nodes.nr)
 		check_unique(ld, s);
 }
 
@@ -838,6 +846,7 @@ void spec_release(struct spec *s)
 	free(s->dpu_bin);
 	strvec_clear(&s->launcher_args);
 	strvec_clear(&s->env);
+	strvec_clear(&s->kernel_args);
 	strvec_clear(&s->collectives);
 	strvec_clear(&s->algorithms);
 	strvec_clear(&s->assignments);

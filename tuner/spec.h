@@ -68,6 +68,8 @@ struct spec {
 	enum launcher launcher;
 	struct strvec launcher_args;	/* extra arguments for the launcher, in order */
 	struct strvec env;		/* NAME=value for the launched ranks */
+	struct strvec kernel_args;	/* not from the file: words `sweetspot run` adds to
+					 * every rank's kernel arguments (-o FILE) */
 
 	/* sweep: every list is checked, duplicates removed, in the file's order
 	 * except wpn, workers and nodes, which are sorted ascending */

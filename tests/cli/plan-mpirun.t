@@ -10,7 +10,7 @@
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "Open MPI is not installed"
 # The stand-in ssh gives each fake host a shared-memory folder: ours go too.
 trap 'rm -rf "$TMP" /dev/shm/ompi-pm01 /dev/shm/ompi-pm02 /dev/shm/ompi-pm01-bf /dev/shm/ompi-pm02-bf' EXIT
-plan 12
+plan 13
 
 # A probe that prints "RANK HOST" with the host the stand-in ssh reports.
 cat >"$TMP/probe.c" <<'C'
@@ -47,8 +47,8 @@ system = {
 	dpu_bin = "$8";
 };
 sweep = {
-	collectives = [ "bcast" ];
-	assignments = [ "block" ];
+	collectives = [ "bcast", "allgather" ];
+	assignments = [ "block", "cyclic" ];
 	sizes = "4K";
 	placement = [ "$5" ];
 	wpn = [ $6 ];
@@ -108,7 +108,11 @@ if [ -x "$BIN/sweetspot-kernel" ]; then
 	sed -n 's/.*"rank_hosts":\[\([^]]*\)\].*/\1/p' "$TMP/kernel.out" | head -1 | tr -d '"' | tr ',' '\n' >"$TMP/got"
 	if cmp -s "$TMP/got" "$d/slurm.hostfile"; then pass "the kernel's rank_hosts are the plan's"; else
 		fail "the kernel's rank_hosts are the plan's"; sed 's/^/# /' "$TMP/kernel.out" "$TMP/kernel.err" | head -20; fi
+	sweetspot plan --json "$TMP/kern.cfg" >"$TMP/plan.json"
+	is "$(grep -c '"rank_hosts"' "$TMP/kernel.out")" "$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/plan.json")" \
+		"the kernel measured as many points as the plan counts"
 else
 	skip "bin/sweetspot-kernel is not built"; skip "bin/sweetspot-kernel is not built"
+	skip "bin/sweetspot-kernel is not built"
 fi
 done_testing

@@ -85,7 +85,9 @@ int main(void)
 	out = xasprintf("%s/out", tmp);
 	is_int(generate_plan(&s, &p, out, GEN_ALL, 0), 0, "generate into a new folder");
 	ok(exists("%s/%s", out, "layouts.tsv"), "layouts.tsv written");
-	is_int(entries(xasprintf("%s/n2-ppn12-w8-wpn4-dpu", out)), 8, "8 files in the layout folder");
+	path = xasprintf("%s/n2-ppn12-w8-wpn4-dpu", out);
+	is_int(entries(path), 8, "8 files in the layout folder");
+	free(path);
 	q = quiet(1, -1);
 	r = generate_plan(&s, &p, out, GEN_ALL, 0);
 	quiet(0, q);

@@ -78,7 +78,7 @@ int main(void)
 	char *path, *err, hash[17];
 	int rc;
 
-	plan(48);
+	plan(51);
 	if (!mkdtemp(tmpdir))
 		return 1;
 	err = load(GOOD, &rc);
@@ -147,6 +147,14 @@ int main(void)
 		" dpu = { suffix = \"-bf\"; cores = 4; };\n host_bin = \"/my dir/k\";\n dpu_bin = \"/k\";\n};\n"
 		SWEEP(" wpn = [1];\n"), ":6: 'system.host_bin'", "a blank", "binary path with a space");
 	refused(SYS(" env = [\"1X=2\"];\n") SWEEP(" wpn = [1];\n"), "not NAME=value", NULL, "bad env entry");
+	refused("ppn = 4;\n" SYS("") SWEEP(" wpn = [1];\n"), ":1: setting 'ppn' belongs in the system group", NULL,
+		"a setting outside its group");
+	refused(SYS("") SWEEP(" wpn = [1];\n") "sweeep = {};\n", "did you mean 'sweep'?", NULL,
+		"misspelt group");
+	refused("system = {\n name = \"t\";\n nodes = \"n[1-2],n1\";\n ppn = 4;\n onload = { cores = 2; };\n"
+		" host_bin = \"/k\";\n};\nsweep = {\n collectives = [\"bcast\"];\n assignments = [\"block\"];\n"
+		" sizes = \"1M\";\n placement = [\"onload\"];\n wpn = [1];\n};\n", "host 'n1' is named twice", NULL,
+		"a node listed twice");
 
 	/* Sweep values. */
 	refused("system = {\n name = \"t\";\n nodes = \"n[1-4]\";\n ppn = 4;\n"

@@ -8,8 +8,10 @@
  * recorded, so a sweep killed at any moment (kill -9, a lost allocation)
  * resumes where it stopped and never measures a finished launch twice.
  */
+#define _XOPEN_SOURCE 700	/* nftw */
 #include "cmds.h"
 #include "error.h"
+#include "parse.h"
 #include "generate.h"
 #include "plan.h"
 #include "progress.h"
@@ -43,7 +45,7 @@ static void on_signal(int sig)
 static void run_usage(FILE *f)
 {
 	fputs("usage: sweetspot run SPEC [--db FILE] [--dry-run] [--fresh] [--launcher L]\n"
-	      "                          [--retry-failed]\n\n"
+	      "                          [--retry-failed] [--max-launches N]\n\n"
 	      "Measure every layout of the spec's plan, one launch per layout and repetition,\n"
 	      "and store every point. Running it again continues the latest run of SPEC,\n"
 	      "skipping the launches it already recorded.\n\n"
@@ -54,6 +56,8 @@ static void run_usage(FILE *f)
 	      "  --launcher L     srun, mpirun or mpirun_rsh (default: srun inside a Slurm\n"
 	      "                   allocation, else the spec's launcher)\n"
 	      "  --retry-failed   also run again the launches that failed or timed out\n"
+	      "  --max-launches N stop after running N launches (one allocation's share of a\n"
+	      "                   sweep that is submitted in chunks); run again to continue\n"
 	      "  -h, --help       this text\n\n"
 	      "Exit status: 0 every launch ok, 1 a launch failed (recorded, the sweep went on),\n"
 	      "2 bad input (nothing written).\n", f);
@@ -64,16 +68,24 @@ struct run_opts {
 	const char *db;
 	const char *launcher;
 	int dry_run, fresh, retry_failed;
+	unsigned long long max_launches;	/* 0: no limit */
 };
 
-/* The folder beside the database where launches keep their files. */
+/* The folder beside the database where launches keep their files, as an
+ * absolute path: launchers start in the launch's folder, and the paths in
+ * their arguments must still name the same files from there. */
 static char *runs_root(const char *db)
 {
 	const char *slash = strrchr(db, '/');
+	char cwd[4096];
 
+	if (*db == '/')
+		return xasprintf("%.*s/runs", (int)(slash - db), db);
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, ".");
 	if (!slash)
-		return xstrdup("runs");
-	return xasprintf("%.*s/runs", (int)(slash - db), db);
+		return xasprintf("%s/runs", cwd);
+	return xasprintf("%s/%.*s/runs", cwd, (int)(slash - db), db);
 }
 
 static int mkdir_p(const char *path)
@@ -189,6 +201,11 @@ static int pick_launcher(const struct run_opts *o, const struct spec *s, enum la
 	return 0;
 }
 
+/* The kernel writes its records to a file of its own, in the launch's
+ * folder (every launcher starts the ranks there), so that nothing a rank
+ * prints can be taken for a record. */
+#define POINTS_FILE "points.jsonl"
+
 /* One launch: the layout's files in dir, and the command that runs them. */
 struct one_launch {
 	const struct layout *layout;
@@ -214,20 +231,18 @@ static int prepare_launch(const struct spec *s, enum launcher launcher, const st
 			  int repetition, const char *dir, struct one_launch *ol)
 {
 	struct launch_opts lo = LAUNCH_OPTS_INIT;
-	struct strvec kargs = STRVEC_INIT;
+	char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
 	int ret = -1;
 
 	memset(ol, 0, sizeof(*ol));
 	ol->layout = l;
 	ol->repetition = repetition;
 	ol->dir = xstrdup(dir);
-	ol->points_path = xasprintf("%s/points.jsonl", dir);
+	ol->points_path = xasprintf("%s/" POINTS_FILE, dir);
 	ol->log_path = xasprintf("%s/log", dir);
-	/* The kernel writes its records to a file of its own, so that nothing
-	 * a rank prints can be taken for a record. */
-	strvec_push(&kargs, "-o");
-	strvec_push(&kargs, ol->points_path);
-	if (mkdir_p(dir) || generate_layout(s, l, dir, &kargs))
+	if (slash)
+		*slash = '\0';
+	if ((slash && mkdir_p(parent)) || generate_layout(s, l, dir))
 		goto out;
 	lo.dir = dir;
 	lo.ranks = layout_ranks(l);
@@ -255,7 +270,7 @@ static int prepare_launch(const struct spec *s, enum launcher launcher, const st
 	ol->child.timeout_s = s->time_limit;
 	ret = 0;
 out:
-	strvec_clear(&kargs);
+	free(parent);
 	return ret;
 }
 
@@ -374,10 +389,11 @@ static int execute_launch(struct store *st, long long run, const struct spec *s,
 			check_placement(s, ol->layout, &pts[i], reason, sizeof(oc->reason));
 	}
 	if (r.status != 0) {
-		char first[sizeof(oc->reason)];
+		/* The launcher's end first: it is what went wrong. */
+		char *both = xasprintf("%s%s%s", r.reason, *reason ? "; " : "", reason);
 
-		snprintf(first, sizeof(first), "%s", reason);
-		snprintf(reason, sizeof(oc->reason), "%s%s%s", r.reason, *first ? "; " : "", first);
+		snprintf(reason, sizeof(oc->reason), "%.*s", (int)sizeof(oc->reason) - 1, both);
+		free(both);
 	} else if (!*reason && n != ol->layout->points) {
 		snprintf(reason, sizeof(oc->reason), "the kernel wrote %zu of the layout's %zu points",
 			 n, ol->layout->points);
@@ -524,13 +540,15 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 	struct progress prog;
 	char *root = runs_root(o->db);
 	long long launches = 0, failed = 0, points = 0, invalid = 0;
-	int ret = 0, interrupted = 0;
+	unsigned long long ran = 0;
+	int ret = 0, interrupted = 0, paused = 0;
 
-	progress_init(&prog, stderr, isatty(STDERR_FILENO), (long)plan_launches(p));
-	for (size_t i = 0; i < p->nlayouts && !interrupted && !ret; i++) {
+	progress_init(&prog, stderr, isatty(STDERR_FILENO), (long)p->nlayouts, (long)p->repetitions);
+	for (size_t i = 0; i < p->nlayouts && !interrupted && !paused && !ret; i++) {
 		const struct layout *l = &p->layouts[i];
 
-		for (unsigned rep = 1; rep <= p->repetitions && !interrupted && !ret; rep++) {
+		for (unsigned rep = 1; rep <= p->repetitions && !interrupted && !paused && !ret;
+		     rep++) {
 			struct one_launch ol;
 			char *dir;
 			struct outcome oc;
@@ -549,6 +567,11 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 				progress_skip(&prog);
 				continue;
 			}
+			if (o->max_launches && ran == o->max_launches) {
+				paused = 1;
+				break;
+			}
+			ran++;
 			dir = xasprintf("%s/%lld/%s-r%u", root, run->id, l->id, rep);
 			progress_start(&prog, l->id, (int)rep);
 			if (remove_tree(dir) || prepare_launch(s, launcher, l, (int)rep, dir, &ol)) {
@@ -579,6 +602,10 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 			"run the same command again to continue\n", run->id, launches, points);
 		return 130;
 	}
+	if (paused)
+		fprintf(stderr, "sweetspot: stopped after %llu launches (--max-launches); "
+			"%lld of %lld recorded: run the same command again to continue\n",
+			ran, launches, run->planned_launches);
 	if (launches == run->planned_launches &&
 	    store_run_end(st, run->id, failed ? "failed" : "done"))
 		return -1;
@@ -595,10 +622,13 @@ int cmd_run(int argc, char **argv)
 		{ "fresh", no_argument, NULL, 'f' },
 		{ "launcher", required_argument, NULL, 'l' },
 		{ "retry-failed", no_argument, NULL, 'R' },
+		{ "max-launches", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_opts o = { NULL, STORE_DEFAULT_PATH, NULL, 0, 0, 0 };
+	struct run_opts o = { NULL, STORE_DEFAULT_PATH, NULL, 0, 0, 0, 0 };
+	uint64_t v;
+	char err[256];
 	struct spec s = SPEC_INIT;
 	struct plan p = PLAN_INIT;
 	struct store *st = NULL;
@@ -616,6 +646,13 @@ int cmd_run(int argc, char **argv)
 		case 'f': o.fresh = 1; break;
 		case 'l': o.launcher = optarg; break;
 		case 'R': o.retry_failed = 1; break;
+		case 'm':
+			if (parse_uint(optarg, 1, UINT32_MAX, &v, err, sizeof(err))) {
+				error("run: --max-launches: %s", err);
+				return EXIT_USAGE;
+			}
+			o.max_launches = v;
+			break;
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -634,6 +671,8 @@ int cmd_run(int argc, char **argv)
 	o.spec_path = argv[optind];
 	if (spec_load(o.spec_path, &s) || plan_build(&s, &p) || pick_launcher(&o, &s, &launcher))
 		goto out;
+	strvec_push(&s.kernel_args, "-o");
+	strvec_push(&s.kernel_args, POINTS_FILE);
 	prog = launch_which(launcher_name(launcher));
 	if (!prog) {
 		error("%s is not installed (not found in PATH); choose another with --launcher",

@@ -1,0 +1,104 @@
+#!/bin/sh
+# tests/cli/run-local.t: `sweetspot run` for real on this machine (mpirun,
+# onload workers, the real kernel): the database holds exactly the plan's
+# points; running again resumes and measures nothing twice; --fresh and a
+# changed spec start new runs; a corrupted byte is stored as invalid and is
+# never a result; a hanging kernel is killed at its time limit, recorded as
+# timed out, and the sweep goes on; progress on a terminal and off it.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
+plan 29
+
+# A small sweep: 2 layouts x 2 repetitions, 2 points each.
+spec() {
+	cat <<EOF
+system = {
+	name = "t"; nodes = "localhost"; ppn = 2;
+	onload = { cores = 2; };
+	host_bin = "$BIN/sweetspot-kernel";
+	launcher = "mpirun";
+	launcher_args = [ "--oversubscribe", "--mca", "btl_tcp_if_include", "lo",
+			  "--mca", "oob_tcp_if_include", "lo" ];
+};
+sweep = {
+	collectives = [ "bcast" ]; algorithms = [ "direct" ];
+	assignments = [ "block", "cyclic" ];
+	sizes = "4K";
+	wpn = [ 1 ]; workers = [ 1 ];
+	nodes = [ 1 ];
+	placement = [ "onload" ];
+	iterations = 3; warmup = 1; repetitions = ${REPS:-2};
+	time_limit = ${LIMIT:-60};
+	transport = "rma";
+};
+EOF
+}
+# Counts rows of a query on the database.
+q() { sqlite3 "$DB" "$1"; }
+
+DB=$TMP/results/s.db
+REPS=2 spec >"$TMP/a.cfg"
+sweetspot plan "$TMP/a.cfg" --json >"$TMP/plan.json"
+want_points=$(sed -n 's/.*"measurements":\([0-9]*\).*/\1/p' "$TMP/plan.json")
+want_launches=$(sed -n 's/.*"launches":\([0-9]*\).*/\1/p' "$TMP/plan.json")
+diag "plan: $want_launches launches, $want_points measurements"
+
+exits_with 0 "dry run" sweetspot run "$TMP/a.cfg" --db "$DB" --dry-run
+like "$TMP/out" "^cd .*/results/runs/<run>/n1-ppn2-w1-wpn1-onload-r1 && mpirun " "prints the launch, shell-quoted"
+ok "dry run touched nothing" test ! -e "$TMP/results"
+
+exits_with 0 "a sweep" sweetspot run "$TMP/a.cfg" --db "$DB"
+is "$(q 'SELECT count(*) FROM points')" "$want_points" "every planned point stored"
+is "$(q 'SELECT count(*) FROM launches WHERE ok')" "$want_launches" "every launch ok"
+is "$(q "SELECT status FROM runs")" "done" "run done"
+like "$TMP/err" "^\[$want_launches/$want_launches\] " "plain progress lines off a terminal"
+ok "launch folder kept with log and records" \
+	test -s "$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2/points.jsonl" -a \
+	-f "$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2/log" -a \
+	-f "$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2/appfile"
+ok "the Open MPI version was recorded" test -n "$(q 'SELECT ompi_version FROM runs')"
+
+exits_with 0 "results" sweetspot results --db "$DB" --csv
+is "$(head -1 "$TMP/out")" \
+	"layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,oe_paper,total_us,valid" \
+	"results columns"
+is "$(tail -n +2 "$TMP/out" | wc -l | tr -d ' ')" "$want_points" "one row per point and repetition"
+
+exits_with 0 "running again" sweetspot run "$TMP/a.cfg" --db "$DB"
+is "$(q 'SELECT count(*) FROM launches')" "$want_launches" "resumed: nothing launched again"
+is "$(q 'SELECT count(*) FROM runs')" "1" "same run"
+
+exits_with 0 "--fresh" sweetspot run "$TMP/a.cfg" --db "$DB" --fresh
+is "$(q 'SELECT count(*) FROM runs')" "2" "--fresh started run 2"
+
+REPS=1 spec >"$TMP/a.cfg"
+exits_with 0 "changed spec" sweetspot run "$TMP/a.cfg" --db "$DB"
+like "$TMP/err" "changed since run 2.*starting a new run" "says the spec changed"
+is "$(q 'SELECT count(*) FROM points WHERE run = 3')" "$((want_points / 2))" "the new run measured the new plan"
+
+# A corrupted byte: the point is stored as invalid, never as a result.
+REPS=1 spec >"$TMP/f.cfg"
+SWEETSPOT_FAULT=flip-byte sweetspot run "$TMP/f.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err"
+is "$?" "1" "flip-byte: run exits 1"
+ok "flip-byte: invalid points recorded" \
+	test "$(q 'SELECT count(*) FROM points WHERE run = 4 AND NOT valid')" -ge 1
+sweetspot results --db "$DB" --run 4 --csv >"$TMP/valid.csv"
+ok "not among the results" sh -c "! grep -q ',0\$' '$TMP/valid.csv'"
+sweetspot results --db "$DB" --run 4 --csv --all >"$TMP/all.csv"
+like "$TMP/all.csv" ',0$' "--all shows them, valid = 0"
+
+# A hang: killed at the time limit, recorded, and the sweep goes on.
+REPS=2 LIMIT=3 spec >"$TMP/h.cfg"
+SWEETSPOT_FAULT=hang sweetspot run "$TMP/h.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err"
+is "$?" "1" "hang: run exits 1"
+is "$(q 'SELECT count(*) FROM launches WHERE run = 5 AND timed_out')" "2" \
+	"both launches recorded as timed out (the sweep went on)"
+like "$TMP/err" "timed out" "the reason is shown"
+
+# Progress on a terminal: one line updated in place.
+REPS=1 spec >"$TMP/t.cfg"
+script -qec "sweetspot run '$TMP/t.cfg' --db '$TMP/tty.db'" /dev/null >"$TMP/tty.out" 2>&1
+ok "terminal progress updates one line" grep -qF "$(printf '\r\033[K')[1/1 layouts, 1/1 launches] 2 points" "$TMP/tty.out"
+
+done_testing
