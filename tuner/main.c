@@ -16,6 +16,7 @@ const struct command commands[] = {
 	{ "run", cmd_run, "measure a spec's plan, one launch per layout, and store every point" },
 	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
+	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
 	{ NULL, NULL, NULL },
 };
 
