@@ -45,7 +45,7 @@ static void on_signal(int sig)
 static void run_usage(FILE *f)
 {
 	fputs("usage: sweetspot run SPEC [--db FILE] [--dry-run] [--fresh] [--launcher L]\n"
-	      "                          [--retry-failed] [--max-launches N]\n\n"
+	      "                          [--retry-failed] [--max-launches N] [--only ID[:REP]]\n\n"
 	      "Measure every layout of the spec's plan, one launch per layout and repetition,\n"
 	      "and store every point. Running it again continues the latest run of SPEC,\n"
 	      "skipping the launches it already recorded.\n\n"
@@ -58,6 +58,8 @@ static void run_usage(FILE *f)
 	      "  --retry-failed   also run again the launches that failed or timed out\n"
 	      "  --max-launches N stop after running N launches (one allocation's share of a\n"
 	      "                   sweep that is submitted in chunks); run again to continue\n"
+	      "  --only ID[:REP]  only layout ID (every repetition, or repetition REP); the\n"
+	      "                   way 'sweetspot search' measures the layouts it picks\n"
 	      "  -h, --help       this text\n\n"
 	      "Exit status: 0 every launch ok, 1 a launch failed (recorded, the sweep went on),\n"
 	      "2 bad input (nothing written).\n", f);
@@ -69,6 +71,8 @@ struct run_opts {
 	const char *launcher;
 	int dry_run, fresh, retry_failed;
 	unsigned long long max_launches;	/* 0: no limit */
+	const char *only;		/* --only: this layout id only, or NULL */
+	unsigned only_rep;		/* --only ID:REP; 0: every repetition */
 };
 
 /* The folder beside the database where launches keep their files, as an
@@ -496,11 +500,21 @@ static int open_run(struct store *st, const struct run_opts *o, const struct spe
 		    const struct plan *p, enum launcher launcher, struct store_run *run)
 {
 	struct store_run last = { 0 };
-	int found = store_latest_run(st, o->spec_path, &last);
+	/* Runs are keyed by the spec's absolute path, so that the same file
+	 * given from another folder (or by a batch job) continues the same run. */
+	char *key = realpath(o->spec_path, NULL);
+	int found;
 
-	if (found < 0)
+	if (!key)
+		return error("%s: %s", o->spec_path, strerror(errno));
+	found = store_latest_run(st, key, &last);
+	if (found < 0) {
+		free(key);
 		return -1;
+	}
+
 	if (found && !o->fresh && !strcmp(last.spec_hash, s->hash)) {
+		free(key);
 		*run = last;
 		fprintf(stderr, "sweetspot: continuing run %lld of %s (started %s)\n",
 			run->id, o->spec_path, run->started);
@@ -511,7 +525,7 @@ static int open_run(struct store *st, const struct run_opts *o, const struct spe
 			"starting a new run\n", o->spec_path, last.id, last.spec_hash, s->hash);
 	store_run_release(&last);
 	memset(run, 0, sizeof(*run));
-	run->spec_path = xstrdup(o->spec_path);
+	run->spec_path = key;
 	run->spec_hash = xstrdup(s->hash);
 	{
 		char host[256] = "unknown";
@@ -553,6 +567,9 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 			char *dir;
 			struct outcome oc;
 			int done, rc;
+
+			if (o->only && (strcmp(o->only, l->id) || (o->only_rep && o->only_rep != rep)))
+				continue;
 
 			if (run_stop) {
 				interrupted = 1;
@@ -623,10 +640,12 @@ int cmd_run(int argc, char **argv)
 		{ "launcher", required_argument, NULL, 'l' },
 		{ "retry-failed", no_argument, NULL, 'R' },
 		{ "max-launches", required_argument, NULL, 'm' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_opts o = { NULL, STORE_DEFAULT_PATH, NULL, 0, 0, 0, 0 };
+	struct run_opts o = { NULL, STORE_DEFAULT_PATH, NULL, 0, 0, 0, 0, NULL, 0 };
+	char *only = NULL;
 	uint64_t v;
 	char err[256];
 	struct spec s = SPEC_INIT;
@@ -653,6 +672,24 @@ int cmd_run(int argc, char **argv)
 			}
 			o.max_launches = v;
 			break;
+		case 'O': {
+			char *colon;
+
+			free(only);
+			only = xstrdup(optarg);
+			colon = strrchr(only, ':');
+			if (colon) {
+				*colon = '\0';
+				if (parse_uint(colon + 1, 1, UINT32_MAX, &v, err, sizeof(err))) {
+					error("run: --only %s: repetition %s", optarg, err);
+					free(only);
+					return EXIT_USAGE;
+				}
+				o.only_rep = (unsigned)v;
+			}
+			o.only = only;
+			break;
+		}
 		case 'h':
 			run_usage(stdout);
 			return 0;
@@ -671,6 +708,14 @@ int cmd_run(int argc, char **argv)
 	o.spec_path = argv[optind];
 	if (spec_load(o.spec_path, &s) || plan_build(&s, &p) || pick_launcher(&o, &s, &launcher))
 		goto out;
+	if (o.only && !plan_find(&p, o.only)) {
+		error("run: --only: no layout '%s' in the plan of %s", o.only, o.spec_path);
+		goto out;
+	}
+	if (o.only_rep > p.repetitions) {
+		error("run: --only: repetition %u, but the plan has %u", o.only_rep, p.repetitions);
+		goto out;
+	}
 	strvec_push(&s.kernel_args, "-o");
 	strvec_push(&s.kernel_args, POINTS_FILE);
 	prog = launch_which(launcher_name(launcher));
@@ -698,6 +743,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
+	free(only);
 	free(prog);
 	store_run_release(&run);
 	store_close(st);

@@ -13,7 +13,9 @@
 #include "plan.h"
 #include "replay.h"
 #include "search.h"
+#include "search_real.h"
 #include "spec.h"
+#include "store.h"
 #include "strvec.h"
 
 #include <jansson.h>
@@ -25,7 +27,7 @@
 static void search_usage(FILE *f)
 {
 	fputs("usage: sweetspot search SPEC [--strategy grid|adaptive] [--budget N]\n"
-	      "                        [--replay FILE.csv | --db FILE] [--json]\n\n"
+	      "                        [--replay FILE.csv | --db FILE [--launcher L]] [--json]\n\n"
 	      "Finds, for every collective, algorithm, assignment and message size of\n"
 	      "the sweep spec SPEC, the layout (workers, WPN, placement) with the highest\n"
 	      "offload efficiency (oe_measured; exact ties go to fewer workers).\n\n"
@@ -37,7 +39,10 @@ static void search_usage(FILE *f)
 	      "  --replay FILE  take measurements from a CSV table instead of launching\n"
 	      "                 (columns collective, algorithm, assignment, bytes, workers,\n"
 	      "                 wpn, placement, repetition, oe_measured, total_us)\n"
-	      "  --db FILE      where real launches are stored (default " "results/sweetspot.db)\n"
+	      "  --db FILE      where real launches are stored (default " STORE_DEFAULT_PATH ");\n"
+	      "                 each launch is one 'sweetspot run SPEC --only LAYOUT:REP', so\n"
+	      "                 what the database already holds is used, not measured again\n"
+	      "  --launcher L   srun, mpirun or mpirun_rsh for those launches\n"
 	      "  --json         one JSON object: strategy, launches, grid_launches, best[]\n\n"
 	      "Exit status: 0 success, 1 a launch could not be recorded, 2 bad usage or\n"
 	      "bad input (file:line: message).\n", f);
@@ -123,7 +128,8 @@ int cmd_search(int argc, char **argv)
 	struct search_opts opts = SEARCH_OPTS_INIT;
 	struct search_result res;
 	struct replay rp = REPLAY_INIT;
-	const char *path = NULL, *replay = NULL, *db = NULL;
+	struct search_real real = SEARCH_REAL_INIT;
+	const char *path = NULL, *replay = NULL, *db = NULL, *launcher = NULL;
 	int json = 0, status = EXIT_USAGE, i;
 	char err[128];
 	uint64_t v;
@@ -137,7 +143,7 @@ int cmd_search(int argc, char **argv)
 		} else if (!strcmp(a, "--json")) {
 			json = 1;
 		} else if (!strcmp(a, "--strategy") || !strcmp(a, "--budget") ||
-			   !strcmp(a, "--replay") || !strcmp(a, "--db")) {
+			   !strcmp(a, "--replay") || !strcmp(a, "--db") || !strcmp(a, "--launcher")) {
 			if (i + 1 >= argc) {
 				error("search: %s needs a value", a);
 				return EXIT_USAGE;
@@ -154,6 +160,8 @@ int cmd_search(int argc, char **argv)
 				opts.budget = (unsigned)v;
 			} else if (!strcmp(a, "--replay")) {
 				replay = argv[i];
+			} else if (!strcmp(a, "--launcher")) {
+				launcher = argv[i];
 			} else {
 				db = argv[i];
 			}
@@ -172,8 +180,8 @@ int cmd_search(int argc, char **argv)
 		search_usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (replay && db) {
-		error("search: --replay and --db exclude each other");
+	if (replay && (db || launcher)) {
+		error("search: --replay measures nothing: no --db or --launcher with it");
 		return EXIT_USAGE;
 	}
 	if (spec_load(path, &spec) || plan_build(&spec, &plan))
@@ -194,13 +202,18 @@ int cmd_search(int argc, char **argv)
 		prob.measure = replay_measure;
 		prob.ctx = &rp;
 	} else {
-		error("search: launching for real needs 'sweetspot run' in this build; use --replay");
-		goto out;
+		if (search_real_init(&real, path, db ? db : STORE_DEFAULT_PATH, launcher, &sp))
+			goto out;
+		prob.measure = search_real_measure;
+		prob.ctx = &real;
 	}
 	if (search_run(&prob, &opts, &res)) {
 		status = 1;
 		goto out;
 	}
+	if (real.failed)
+		warning("%u launches failed (recorded in %s; 'sweetspot results' shows why)",
+			real.failed, real.db);
 	if (rp.missing_launches)
 		warning("%s has no rows for %u of the launches asked for: counted as failed",
 			replay, rp.missing_launches);
@@ -211,6 +224,7 @@ int cmd_search(int argc, char **argv)
 	search_result_release(&res);
 	status = 0;
 out:
+	search_real_release(&real);
 	replay_release(&rp);
 	search_space_release(&sp);
 	plan_release(&plan);

@@ -21,5 +21,6 @@ int cmd_run(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_search(int argc, char **argv);		/* cmd_search.c (search module) */
+int cmd_export(int argc, char **argv);		/* cmd_export.c (search module) */
 
 #endif

@@ -253,16 +253,16 @@ int export_ompi_rules(const struct decisions *d, const struct export_opts *o, FI
 		fputs("rule-file-version-2\n", f);
 	fprintf(f, "# sweetspot ompi-rules: Open MPI coll/tuned dynamic rules, the fastest\n"
 		"# algorithm measured per collective, communicator size and message size\n"
-		"# (%s run %lld). Written for Open MPI %d.%d.%d: %s.\n"
+		"# (%s run %lld).\n# Written for Open MPI %d.%d.%d: %s.\n"
 		"# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 \\\n"
 		"#          --mca coll_tuned_dynamic_rules_filename THIS_FILE ...\n"
 		"# Message sizes are Open MPI's: bytes per rank for bcast, bytes per rank\n"
 		"# times the communicator size for gather and allgather. Algorithm 0 leaves\n"
 		"# the choice to Open MPI's built-in rules.\n",
 		d->source ? d->source : "-", d->run, o->ompi.major, o->ompi.minor, o->ompi.release,
-		v2 ? "rule-file-version-2, 5 columns (bytes alg faninout segsize reqs)"
-		   : "classic format, 4 columns (bytes alg faninout segsize); this version "
-		     "ignores the rule-file-version-2 form");
+		v2 ? "rule-file-version-2, 5 columns\n# (bytes alg faninout segsize reqs)"
+		   : "the classic format, 4 columns\n# (bytes alg faninout segsize); it ignores "
+		     "the rule-file-version-2 form");
 	fprintf(f, "%-12zu # collectives\n", nc);
 	for (size_t c = 0; c < nc; c++) {
 		size_t ns = comm_sizes(d, colls[c], sizes);

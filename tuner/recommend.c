@@ -9,7 +9,9 @@
 #include "store.h"
 #include "strvec.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +347,111 @@ out:
 		store_points_free(pts, n);
 	store_run_release(&run);
 	store_close(st);
+	return ret;
+}
+
+static char *jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return xstrdup(json_is_string(v) ? json_string_value(v) : "");
+}
+
+static double jnum(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void free_points(struct store_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)p[i].mode);
+		free((char *)p[i].collective);
+		free((char *)p[i].algorithm);
+		free((char *)p[i].assignment);
+		free((char *)p[i].layout);
+		free((char *)p[i].placement);
+		free((char *)p[i].raw);
+	}
+	free(p);
+}
+
+int decisions_from_records(const char *path, struct decisions *d)
+{
+	FILE *f = fopen(path, "r");
+	struct store_point *pts = NULL;
+	size_t n = 0, alloc = 0, cap = 0;
+	char *line = NULL;
+	ssize_t len;
+	unsigned lineno = 0;
+	int ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (!f)
+		return error("cannot open %s: %s", path, strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		json_error_t jerr;
+		json_t *o, *v;
+		struct store_point *p;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		/* Kernels print a table for people too; only JSON objects count. */
+		if (!len || line[0] != '{')
+			continue;
+		o = json_loads(line, 0, &jerr);
+		if (!o || !json_is_object(o)) {
+			error("%s:%u: not a JSON object (%s)", path, lineno, o ? "" : jerr.text);
+			json_decref(o);
+			goto out;
+		}
+		v = json_object_get(o, "bytes");
+		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+		    !json_is_string(json_object_get(o, "collective")) ||
+		    !json_is_string(json_object_get(o, "algorithm")) ||
+		    !json_is_boolean(json_object_get(o, "valid"))) {
+			error("%s:%u: not a kernel record (collective, algorithm, bytes, valid)",
+			      path, lineno);
+			json_decref(o);
+			goto out;
+		}
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			pts = xrealloc(pts, alloc * sizeof(*pts));
+		}
+		p = &pts[n++];
+		memset(p, 0, sizeof(*p));
+		p->bytes = (uint64_t)json_integer_value(v);
+		p->mode = jstr(o, "mode");
+		p->collective = jstr(o, "collective");
+		p->algorithm = jstr(o, "algorithm");
+		p->assignment = jstr(o, "assignment");
+		p->layout = jstr(o, "layout");
+		p->placement = jstr(o, "placement");
+		p->valid = json_is_true(json_object_get(o, "valid"));
+		p->hosts = (int)json_integer_value(json_object_get(o, "hosts"));
+		p->workers = (int)json_integer_value(json_object_get(o, "workers"));
+		p->total_us = jnum(o, "total_us");
+		p->oe_measured = jnum(o, "oe_measured");
+		p->ref_us = jnum(o, "ref_us");
+		p->compute_us = jnum(o, "compute_us");
+		p->raw = xstrdup(line);
+		json_decref(o);
+	}
+	if (!n) {
+		error("%s: no kernel record in it", path);
+		goto out;
+	}
+	d->source = xstrdup(path);
+	decisions_from_points(pts, n, d);
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	free_points(pts, n);
 	return ret;
 }
 

@@ -72,6 +72,11 @@ void decisions_from_points(const struct store_point *pts, size_t n, struct decis
  * Returns 0, or -1 after error() (missing file, no run, empty run). */
 int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 		      struct decisions *d);
+/* Reads kernel JSON lines (e.g. the --mode mpi launches of an algorithm
+ * sweep, as ompi-collectives-tuning keeps its output files) instead of a
+ * database. Offloaded records carry no layout there and are not used.
+ * Returns 0, or -1 after error() with file:line. */
+int decisions_from_records(const char *path, struct decisions *d);
 void decisions_release(struct decisions *d);
 
 /* The best configuration of each (collective, size) over algorithms and

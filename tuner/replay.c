@@ -332,6 +332,8 @@ int replay_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 	size_t g;
 
 	if (layout >= rp->nlayouts || rep >= rp->reps || !rp->present[layout * rp->reps + rep]) {
+		for (g = 0; g < rp->ngroups; g++)
+			oe[g] = NAN;
 		rp->missing_launches++;
 		return 0;
 	}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/cli/export-ompi-rules.t: Open MPI really obeys the rules sweetspot
+# exports. An algorithm sweep the way ompi-collectives-tuning does it (the
+# kernel's --mode mpi, one coll/tuned bcast algorithm forced per launch)
+# feeds `sweetspot export --format ompi-rules`; then the kernel runs under
+# the exported file with pml monitoring on, and its per-rank traffic must
+# equal the traffic with the exported algorithm forced, and differ from
+# Open MPI's own choice. Binomial (6) and scatter-allgather (8) are swept:
+# at 4 ranks and 64K both move bytes differently from Open MPI's default
+# (root sends to every rank), so whichever wins, the check can tell.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+KERNEL=$BIN/sweetspot-kernel
+[ -x "$KERNEL" ] || skip_all "sweetspot-kernel is not built"
+command -v mpirun >/dev/null || skip_all "mpirun is not installed"
+plan 14
+
+# kernel SIZES MPIRUN-ARGS...: the kernel in mpi mode on 4 ranks.
+kernel() {
+	sizes=$1; shift
+	mpirun_local -np 4 "$@" "$KERNEL" --mode mpi -c bcast -m "$sizes" -i 3 -x 1 2>>"$TMP/mpi.err"
+}
+
+# traffic NAME MCA...: runs one 64K bcast point under pml monitoring; the
+# sorted per-rank internal traffic (from, to, bytes, messages) to NAME.
+traffic() {
+	name=$1; shift
+	rm -f "$TMP"/mon.*
+	kernel 64K --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
+		--mca pml_monitoring_filename "$TMP/mon" "$@" >/dev/null
+	cat "$TMP"/mon.*.prof | awk -F'\t' '$1 == "I" { print $2, $3, $4, $5 }' | sort >"$TMP/$name"
+	[ -s "$TMP/$name" ]
+}
+
+: >"$TMP/sweep.jsonl"
+for alg in 6 8; do
+	OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_bcast_algorithm=$alg \
+		kernel 4K,64K -x OMPI_MCA_coll_tuned_use_dynamic_rules \
+		-x OMPI_MCA_coll_tuned_bcast_algorithm >>"$TMP/sweep.jsonl"
+done
+is "$(grep -c '"mode":"mpi"' "$TMP/sweep.jsonl")" 4 "the sweep measured 2 algorithms x 2 sizes"
+
+exits_with 0 "export for the installed Open MPI" sweetspot export --format ompi-rules \
+	--records "$TMP/sweep.jsonl" -o "$TMP/rules"
+ok "no rule-file-version-2 header for Open MPI 4.1 (it would ignore the file)" \
+	sh -c "! grep -q '^rule-file-version-2' '$TMP/rules'"
+# The numbers without comments: collectives, id, comm sizes, size, rules, rules...
+sed 's/#.*//; /^[[:space:]]*$/d' "$TMP/rules" | tr -s ' \t' ' ' | sed 's/ $//' >"$TMP/rules.num"
+is "$(sed -n 2p "$TMP/rules.num")" 7 "bcast's collective id"
+is "$(sed -n 4p "$TMP/rules.num")" 4 "communicator size 4"
+like "$TMP/rules.num" '^0 [68] 0 0$' "the first rule is for size 0, 4 columns"
+# The algorithm the file gives 64K: the last rule at or below 65536 bytes.
+alg=$(awk 'NR > 5 && $1 <= 65536 { a = $2 } END { print a }' "$TMP/rules.num")
+ok "64K goes to a swept algorithm ($alg)" [ "$alg" = 6 ] || [ "$alg" = 8 ]
+
+ok "traffic under the exported rules" traffic rules.traffic \
+	--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename "$TMP/rules"
+ok "traffic with algorithm $alg forced" traffic forced.traffic \
+	--mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm "$alg"
+ok "traffic with Open MPI's own choice" traffic default.traffic
+if cmp -s "$TMP/rules.traffic" "$TMP/forced.traffic"; then pass "Open MPI obeyed the rules: same traffic as $alg forced"
+else fail "Open MPI obeyed the rules"; diff "$TMP/rules.traffic" "$TMP/forced.traffic" | sed 's/^/# /'; fi
+ok "and that traffic is not Open MPI's default" sh -c "! cmp -s '$TMP/rules.traffic' '$TMP/default.traffic'"
+
+# The newer format is written on request, and is what 4.1.4 ignores.
+exits_with 0 "export for Open MPI 5.0.7" sweetspot export --format ompi-rules \
+	--records "$TMP/sweep.jsonl" --ompi-version 5.0.7 -o "$TMP/rules5"
+like "$TMP/rules5" '^rule-file-version-2$' "5.0.7 gets the rule-file-version-2 form"
+done_testing

@@ -1,0 +1,32 @@
+#!/bin/sh
+# tests/cli/search-real.t: `sweetspot search` without --replay launches for
+# real through `sweetspot run --only LAYOUT:REP` (mpirun on this machine),
+# stores every launch in the database, and a second search over the same
+# database measures nothing again: it reads what is there.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
+command -v mpirun >/dev/null || skip_all "mpirun is not installed"
+plan 11
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+SPEC=$ROOT/tests/data/search-local.cfg
+DB=$TMP/r/s.db
+
+exits_with 0 "adaptive search, launching for real" sweetspot search "$SPEC" --db "$DB" --json
+cp "$TMP/out" "$TMP/s1.json"
+like "$TMP/s1.json" '"grid_launches":4' "the grid would be 2 layouts x 2 repetitions"
+n1=$(grep -o '"launches":[0-9]*' "$TMP/s1.json" | cut -d: -f2)
+ok "at least the 2 coarse launches ($n1)" [ "$n1" -ge 2 ]
+like "$TMP/s1.json" '"best":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":4096,"workers":[12],"wpn":[12],"placement":"onload"' \
+	"a best layout for bcast 4K"
+exits_with 0 "the launches are in the database" sweetspot results --db "$DB" --csv
+is "$(grep -c ',bcast,' "$TMP/out")" "$n1" "one stored point per launch"
+runs=$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')
+is "$runs" "$n1" "each launch has its folder from sweetspot run"
+like "$DB.search.log" 'run 1:' "the runs' output is logged beside the database"
+
+exits_with 0 "the same search again" sweetspot search "$SPEC" --db "$DB" --json
+is "$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')" "$runs" "nothing measured twice"
+exits_with 2 "a layout that is not in the plan" sweetspot run "$SPEC" --db "$DB" --only n9-ppn4-w1-wpn1-onload:1
+done_testing

@@ -1,0 +1,280 @@
+/*
+ * tests/unit/export-t.c: the export formats from decisions built from
+ * kernel-like points: Open MPI versions, rule shapes (size 0 first, sizes
+ * ascending, Open MPI's message sizes), the JSON rules' structure, the UCC
+ * string, the profile round trip, and atomic writing.
+ */
+#include "tap.h"
+#include "export.h"
+#include "recommend.h"
+#include "store.h"
+#include "strvec.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <unistd.h>
+
+static struct store_point mk_mpi(const char *coll, const char *alg, uint64_t bytes,
+				 int ranks, double us)
+{
+	struct store_point p = { 0 };
+
+	p.mode = "mpi";
+	p.collective = coll;
+	p.algorithm = alg;
+	p.assignment = "";
+	p.layout = "";
+	p.bytes = bytes;
+	p.hosts = ranks;
+	p.valid = 1;
+	p.total_us = us;
+	p.raw = "";
+	return p;
+}
+
+static struct store_point mk_off(const char *coll, const char *asg, uint64_t bytes,
+				 const char *layout, int workers, int wpn, double oe)
+{
+	struct store_point p = { 0 };
+
+	p.mode = "offload";
+	p.collective = coll;
+	p.algorithm = "direct";
+	p.assignment = asg;
+	p.layout = layout;
+	p.placement = "dpu";
+	p.bytes = bytes;
+	p.workers = workers;
+	p.wpn = wpn;
+	p.nodes = 8;
+	p.ppn = 8;
+	p.valid = 1;
+	p.oe_measured = oe;
+	p.total_us = 100;
+	p.ref_us = 90;
+	p.compute_us = 90;
+	p.raw = "";
+	return p;
+}
+
+static char *to_string(int (*fn)(const struct decisions *, const struct export_opts *, FILE *),
+		       const struct decisions *d, const struct export_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (fn(d, o, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int w_rules(const struct decisions *d, const struct export_opts *o, FILE *f)
+{
+	return export_ompi_rules(d, o, f);
+}
+
+static int w_json(const struct decisions *d, const struct export_opts *o, FILE *f)
+{
+	(void)o;
+	return export_ompi_json(d, f);
+}
+
+static int w_env(const struct decisions *d, const struct export_opts *o, FILE *f)
+{
+	return export_env(d, o, f);
+}
+
+static int w_profile(const struct decisions *d, const struct export_opts *o, FILE *f)
+{
+	(void)o;
+	return export_profile(d, f);
+}
+
+static int fail_writer(void *ctx, FILE *f)
+{
+	(void)ctx;
+	fputs("partial", f);
+	return -1;
+}
+
+static int ok_writer(void *ctx, FILE *f)
+{
+	fputs(ctx, f);
+	return 0;
+}
+
+/* The numbers of a rules text, comments dropped, one per token. */
+static size_t numbers(const char *text, long long *out, size_t max)
+{
+	size_t n = 0;
+	const char *s = text;
+
+	while (*s && n < max) {
+		if (*s == '#') {
+			while (*s && *s != '\n')
+				s++;
+		} else if (*s >= '0' && *s <= '9') {
+			out[n++] = strtoll(s, (char **)&s, 10);
+		} else {
+			s++;
+		}
+	}
+	return n;
+}
+
+int main(void)
+{
+	struct ompi_version v;
+	struct export_opts o = { { 4, 1, 4 }, "/x/ompi-rules.conf" };
+	struct store_point pts[32];
+	struct decisions d = DECISIONS_INIT, back = DECISIONS_INIT;
+	size_t n = 0;
+	char *rules, *js, *env1, *env2, *prof, *ucc;
+	long long num[64];
+	size_t nn;
+	json_t *root, *r;
+	char path[] = "/tmp/export-t.XXXXXX";
+	char *file, *tmpl;
+
+	plan(34);
+	ok(!ompi_version_parse("4.1.4", &v) && v.major == 4 && v.minor == 1 && v.release == 4, "4.1.4");
+	ok(!ompi_version_parse("v5.0.7rc1", &v) && v.major == 5 && v.release == 7, "v5.0.7rc1");
+	ok(!ompi_version_parse("6.0", &v) && v.major == 6 && v.minor == 0, "6.0");
+	ok(ompi_version_parse("4", &v) && ompi_version_parse("x.1", &v) && ompi_version_parse("4.1-", &v),
+	   "not versions: 4, x.1, 4.1-");
+	ok(!ompi_reads_rules_v2(&(struct ompi_version){ 4, 1, 4 }), "4.1.4 reads the classic form only");
+	ok(!ompi_reads_rules_v2(&(struct ompi_version){ 5, 0, 6 }), "5.0.6 too");
+	ok(ompi_reads_rules_v2(&(struct ompi_version){ 5, 0, 7 }) &&
+	   ompi_reads_rules_v2(&(struct ompi_version){ 6, 0, 0 }), "5.0.7 and 6.0 read version 2");
+	is_int(mpi_algorithm_id("tuned:6"), 6, "tuned:6 is 6");
+	is_int(mpi_algorithm_id("default"), 0, "default is 0");
+	is_int(mpi_algorithm_id("ring"), -1, "anything else is not an id");
+
+	/* bcast on 4 ranks: 6 fastest at 4K, 8 at 64K and 1M; two repetitions
+	 * each (the mean decides); gather on 4 ranks: 1 at 1K. */
+	pts[n++] = mk_mpi("bcast", "tuned:6", 4096, 4, 10);
+	pts[n++] = mk_mpi("bcast", "tuned:6", 4096, 4, 12);
+	pts[n++] = mk_mpi("bcast", "tuned:8", 4096, 4, 5);
+	pts[n++] = mk_mpi("bcast", "tuned:8", 4096, 4, 30);
+	pts[n++] = mk_mpi("bcast", "tuned:6", 65536, 4, 50);
+	pts[n++] = mk_mpi("bcast", "tuned:8", 65536, 4, 40);
+	pts[n++] = mk_mpi("bcast", "tuned:6", 1 << 20, 4, 500);
+	pts[n++] = mk_mpi("bcast", "tuned:8", 1 << 20, 4, 400);
+	pts[n++] = mk_mpi("bcast", "default", 1 << 20, 4, 450);
+	pts[n++] = mk_mpi("gather", "tuned:1", 1024, 4, 7);
+	pts[n++] = mk_mpi("gather", "tuned:2", 1024, 4, 9);
+	pts[n++] = mk_off("bcast", "block", 262144, "n8-ppn8-w8-wpn1-dpu", 8, 1, 97);
+	pts[n++] = mk_off("bcast", "block", 262144, "n8-ppn8-w8-wpn1-dpu", 8, 1, 98);
+	pts[n++] = mk_off("bcast", "block", 262144, "n8-ppn8-w16-wpn2-dpu", 16, 2, 97.5);
+	pts[n++] = mk_off("bcast", "block", 1048576, "n8-ppn8-w16-wpn2-dpu", 16, 2, 99);
+	pts[n++] = mk_off("bcast", "block", 1048576, "n8-ppn8-w8-wpn1-dpu", 8, 1, 99);
+	pts[n] = mk_off("bcast", "cyclic", 1048576, "n8-ppn8-w4-wpn1-dpu", 4, 1, 100);
+	pts[n++].valid = 0;	/* invalid: must not win */
+	decisions_from_points(pts, n, &d);
+	d.source = xstrdup("unit");
+
+	is_int(d.nmpi, 4, "one choice per collective, ranks and size");
+	is_int(d.mpi[0].alg, 6, "4K: 6 (mean 11 us) beats 8 (mean 17.5 us)");
+	ok(d.mpi[2].alg == 8 && fabs(d.mpi[2].default_us - 450) < 1e-9, "1M: 8, default measured too");
+	is_int(d.noff, 2, "one offload choice per group (the invalid cyclic point is no group)");
+	is_str(d.off[0].layout, "n8-ppn8-w8-wpn1-dpu", "256K: mean 97.5 tie goes to fewer workers");
+	is_str(d.off[1].layout, "n8-ppn8-w8-wpn1-dpu", "1M: exact tie at 99 goes to fewer workers");
+
+	rules = to_string(w_rules, &d, &o);
+	nn = rules ? numbers(rules, num, 64) : 0;
+	/* 2 colls, 7 1 4 2 [0 6 0 0] [65536 8 0 0], 9 1 4 1 [0 1 0 0]: 21 numbers */
+	ok(nn == 21 && num[0] == 2 && num[1] == 7 && num[2] == 1 && num[3] == 4 && num[4] == 2,
+	   "bcast: one communicator size (4), two rules");
+	ok(num[5] == 0 && num[6] == 6 && num[9] == 65536 && num[10] == 8,
+	   "size 0 first, then 64K, ascending; 1M merged into 64K's rule");
+	ok(num[13] == 9 && num[17] == 0 && num[18] == 1, "gather (9): its rule at size 0");
+	ok(rules && strncmp(rules, "rule-file-version-2", 19) && !strstr(rules, "\nrule-file-version-2"), "4.1.4: no version-2 header");
+	o.ompi = (struct ompi_version){ 5, 0, 7 };
+	free(rules);
+	rules = to_string(w_rules, &d, &o);
+	ok(rules && !strncmp(rules, "rule-file-version-2\n", 20) && strstr(rules, "\n65536 8 0 0 0"),
+	   "5.0.7: version-2 header and 5 columns");
+
+	js = to_string(w_json, &d, &o);
+	root = js ? json_loads(js, 0, NULL) : NULL;
+	ok(root && json_integer_value(json_object_get(root, "rule_file_version")) == 3 &&
+	   !strcmp(json_string_value(json_object_get(root, "module")), "tuned"),
+	   "JSON rules: version 3, module tuned");
+	r = json_object_get(json_array_get(json_object_get(json_object_get(root, "collectives"), "bcast"), 0), "rules");
+	ok(json_array_size(r) == 2 &&
+	   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_min")) == 0 &&
+	   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_max")) == 65535 &&
+	   json_integer_value(json_object_get(json_array_get(r, 1), "msg_size_min")) == 65536 &&
+	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "msg_size_max")), "inf"),
+	   "JSON rules: contiguous inclusive ranges, the last to inf");
+	ok(!strcmp(json_string_value(json_object_get(json_array_get(r, 0), "alg")), "binomial") &&
+	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "alg")), "scatter_allgather"),
+	   "JSON rules: algorithms by name");
+	r = json_object_get(json_object_get(root, "collectives"), "gather");
+	ok(json_object_get(json_array_get(r, 0), "comm_size_min") &&
+	   !strcmp(json_string_value(json_object_get(json_array_get(r, 0), "comm_size_max")), "inf"),
+	   "JSON rules: gather's communicator range");
+	json_decref(root);
+
+	ucc = export_ucc_tune(&d);
+	is_str(ucc, "bcast:0-65535:[4-inf]:@knomial#bcast:65536-inf:[4-inf]:@sag_knomial",
+	       "UCC_TL_UCP_TUNE tokens");
+
+	/* Profile round trip: written, read back, the same env file. */
+	prof = to_string(w_profile, &d, &o);
+	file = mkdtemp(path) ? xasprintf("%s/p.cfg", path) : NULL;
+	ok(file && !export_write_atomic(file, ok_writer, prof), "profile written");
+	ok(!profile_load(file, &back), "profile read back");
+	ok(back.noff == d.noff && back.nmpi == d.nmpi && back.off[0].oe == d.off[0].oe &&
+	   back.off[0].spread == d.off[0].spread && !strcmp(back.off[1].runner_up, d.off[1].runner_up) &&
+	   back.mpi[2].default_us == d.mpi[2].default_us && isnan(back.mpi[0].default_us),
+	   "every figure comes back exactly");
+	env1 = to_string(w_env, &d, &o);
+	env2 = to_string(w_env, &back, &o);
+	ok(env1 && env2 && !strcmp(env1, env2), "env from the profile equals env from the points");
+	ok(env1 && strstr(env1, "export SWEETSPOT_BCAST_WORKERS=8\n") &&
+	   strstr(env1, "export OMPI_MCA_coll_tuned_dynamic_rules_filename=/x/ompi-rules.conf\n"),
+	   "env: the layout and the rules file");
+
+	/* A bad profile: file:line. */
+	{
+		char *bad = xasprintf("%s/bad.cfg", path);
+		FILE *f = fopen(bad, "w");
+		struct decisions x;
+
+		fputs("version = 1;\nmpi = ( { collective = \"bcast\"; ranks = 4; } );\n", f);
+		fclose(f);
+		ok(profile_load(bad, &x) == -1, "a profile entry missing settings is refused");
+		unlink(bad);
+		free(bad);
+	}
+
+	/* Atomic writing: a failing writer leaves no file and no temporary. */
+	tmpl = xasprintf("%s/out.rules", path);
+	ok(export_write_atomic(tmpl, fail_writer, NULL) == -1 && access(tmpl, F_OK) != 0,
+	   "a failed write leaves nothing");
+	{
+		char *cmd = xasprintf("test -z \"$(ls -A %s | grep -v p.cfg)\"", path);
+
+		ok(system(cmd) == 0, "not even a temporary file");
+		free(cmd);
+	}
+	unlink(file);
+	rmdir(path);
+	free(tmpl);
+	free(file);
+	free(rules);
+	free(js);
+	free(ucc);
+	free(prof);
+	free(env1);
+	free(env2);
+	decisions_release(&back);
+	decisions_release(&d);
+	return done_testing();
+}
