@@ -8,7 +8,7 @@
 # package cannot be had here.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 RXE=$ROOT/tests/testbed/rxe
-LIMIT=${SWEETSPOT_GUEST_LIMIT:-280}
+LIMIT=${SWEETSPOT_GUEST_LIMIT:-480}
 
 command -v qemu-system-x86_64 >/dev/null 2>&1 || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 command -v mpicc >/dev/null 2>&1 || skip_all "no mpicc (apt-get install libopenmpi-dev)"
@@ -59,6 +59,18 @@ relay() {
 	esac
 	return "$relay_rc"
 }
+
+# The verbs options are checked before MPI_Init, on any machine.
+with_fault() ( SWEETSPOT_FAULT=$1; export SWEETSPOT_FAULT; shift; mpirun_local "$@" )
+if [ -x "$BIN/sweetspot-kernel" ]; then
+	exits_with 2 "kernel --ib-port 0: exit 2" mpirun_local -np 2 "$BIN/sweetspot-kernel" --ib-port 0
+	like "$TMP/err" '^sweetspot-kernel: --ib-port: ' "  ... says why"
+	exits_with 2 "kernel --gid-index -1: exit 2" mpirun_local -np 2 "$BIN/sweetspot-kernel" --gid-index -1
+	like "$TMP/err" '^sweetspot-kernel: --gid-index: ' "  ... says why"
+	exits_with 2 "SWEETSPOT_FAULT=bad-key (misspelt): exit 2" \
+		with_fault bad-key -np 2 "$BIN/sweetspot-kernel"
+	like "$TMP/err" "unknown fault in SWEETSPOT_FAULT 'bad-key' \\(one of: flip-byte, hang, bad-rkey\\)" "  ... names the faults"
+fi
 
 # The transport's own driver, built here: host binaries run unchanged in
 # the guest, which sees this machine's root.
