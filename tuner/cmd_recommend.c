@@ -289,11 +289,21 @@ int cmd_recommend(int argc, char **argv)
 				json_object_set_new(r, "command", cmd ? json_string(cmd) : json_null());
 				json_array_append_new(jrecs, r);
 			} else {
-				printf("\n%s, %s..%s: %s algorithm, %s assignment, %u workers (WPN %u, %s)\n",
-				       colls[c], lo, hi, x->algorithm, x->assignment, x->workers, x->wpn,
-				       x->placement);
-				printf("  layout %s: oe_measured %.1f%% +- %.1f (%u repetition%s)\n", x->layout,
-				       x->oe, x->spread, x->reps, x->reps == 1 ? "" : "s");
+				char band[80];
+
+				if (b[k].lo == b[k].hi)
+					snprintf(band, sizeof(band), "%s", lo);
+				else
+					snprintf(band, sizeof(band), "%s..%s", lo, hi);
+				printf("\n%s, %s: %s algorithm, %s assignment, %u worker%s (WPN %u, %s)\n",
+				       colls[c], band, x->algorithm, x->assignment, x->workers,
+				       x->workers == 1 ? "" : "s", x->wpn, x->placement);
+				if (x->reps > 1)
+					printf("  layout %s: oe_measured %.1f%% +- %.1f (%u repetitions)\n",
+					       x->layout, x->oe, x->spread, x->reps);
+				else
+					printf("  layout %s: oe_measured %.1f%% +- ? (1 repetition: no spread yet)\n",
+					       x->layout, x->oe);
 				if (x->runner_up)
 					printf("  runner-up %s: %.1f%%, %.1f points behind\n", x->runner_up,
 					       x->runner_up_oe, x->oe - x->runner_up_oe);
@@ -301,8 +311,10 @@ int cmd_recommend(int argc, char **argv)
 					printf("  no runner-up: only this layout was measured\n");
 				if (isfinite(saved) && none > 0)
 					printf("  no offload: %.1f us per call (reference %.1f + compute %.1f);"
-					       " offloaded %.1f us: %.1f us saved (%.0f%%)\n", none, x->ref_us,
-					       x->compute_us, x->total_us, saved, saved / none * 100);
+					       " offloaded %.1f us: %.1f us %s (%.0f%%)\n", none, x->ref_us,
+					       x->compute_us, x->total_us, fabs(saved),
+					       saved >= 0 ? "saved" : "more: offloading does not pay here",
+					       fabs(saved) / none * 100);
 				if (dir)
 					printf("  files: %s/\n", dir);
 				if (cmd)
