@@ -64,7 +64,7 @@ static int check_opts(const struct launch_opts *o)
 }
 
 /* Every "NAME=value" entry must have a name a shell and a launcher accept. */
-static int check_assignments(const struct strvec *sv, const char *what)
+int launch_check_assignments(const struct strvec *sv, const char *what)
 {
 	for (size_t i = 0; sv && i < sv->nr; i++) {
 		const char *s = sv->v[i], *eq = strchr(s, '=');
@@ -78,6 +78,14 @@ static int check_assignments(const struct strvec *sv, const char *what)
 					     (int)(eq - s), s);
 	}
 	return 0;
+}
+
+/* The launcher's name and the site's own options (a spec's launcher_args). */
+static void push_program(const struct launch_opts *o, struct launch_cmd *cmd, const char *name)
+{
+	strvec_push(&cmd->argv, o->program ? o->program : name);
+	if (o->extra)
+		strvec_pushv(&cmd->argv, (const char *const *)o->extra->v);
 }
 
 static int want_root_flag(const struct launch_opts *o)
@@ -159,8 +167,8 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 	unsigned ranks = 0, hosts = 0;
 	int ret = -1;
 
-	if (check_opts(o) || check_assignments(o->mca, "MCA parameter") ||
-	    check_assignments(o->env, "environment entry"))
+	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
+	    launch_check_assignments(o->env, "environment entry"))
 		return -1;
 	hostfile = layout_file(o, "slurm.hostfile");
 	conf = layout_file(o, "multi-prog.conf");
@@ -176,7 +184,7 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 		error("%s names %u hosts, the layout has %u nodes", hostfile, hosts, o->nodes);
 		goto out;
 	}
-	strvec_push(&cmd->argv, o->program ? o->program : "srun");
+	push_program(o, cmd, "srun");
 	strvec_push(&cmd->argv, "--mpi=pmix");
 	strvec_pushf(&cmd->argv, "--ntasks=%u", ranks);
 	strvec_pushf(&cmd->argv, "--nodes=%u", hosts);
@@ -199,19 +207,56 @@ out:
 	return ret;
 }
 
+int launch_argv_srun_het(const struct launch_opts *o, const struct launch_het_part *hosts,
+			 const struct launch_het_part *workers, struct launch_cmd *cmd)
+{
+	const struct launch_het_part *part[2] = { hosts, workers };
+
+	if (launch_check_assignments(o->mca, "MCA parameter") ||
+	    launch_check_assignments(o->env, "environment entry"))
+		return -1;
+	for (int g = 0; g < 2; g++)
+		if (!part[g]->argv || !part[g]->argv->nr || !part[g]->ranks || !part[g]->nodes)
+			return error("heterogeneous step: the %s component needs a program, "
+				     "ranks and nodes", g ? "worker" : "host");
+		else if (part[g]->nodes > part[g]->ranks)
+			return error("heterogeneous step: %u %s ranks cannot cover %u nodes",
+				     part[g]->ranks, g ? "worker" : "host", part[g]->nodes);
+	push_program(o, cmd, "srun");
+	/* Options before a ':' belong to that component only: each gets all. */
+	for (int g = 0; g < 2; g++) {
+		if (g)
+			strvec_push(&cmd->argv, ":");
+		strvec_pushf(&cmd->argv, "--het-group=%d", g);
+		strvec_push(&cmd->argv, "--mpi=pmix");
+		strvec_pushf(&cmd->argv, "--ntasks=%u", part[g]->ranks);
+		strvec_pushf(&cmd->argv, "--nodes=%u", part[g]->nodes);
+		strvec_push(&cmd->argv, "--distribution=block");
+		strvec_push(&cmd->argv, "--kill-on-bad-exit=1");
+		if (o->time_limit_s)
+			strvec_pushf(&cmd->argv, "--time=%u", launch_srun_minutes(o->time_limit_s));
+		strvec_pushv(&cmd->argv, (const char *const *)part[g]->argv->v);
+	}
+	for (size_t i = 0; o->mca && i < o->mca->nr; i++)
+		strvec_pushf(&cmd->env, "OMPI_MCA_%s", o->mca->v[i]);
+	for (size_t i = 0; o->env && i < o->env->nr; i++)
+		strvec_push(&cmd->env, o->env->v[i]);
+	return 0;
+}
+
 int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd)
 {
 	char *hostfile = NULL, *appfile = NULL;
 	int ret = -1;
 
-	if (check_opts(o) || check_assignments(o->mca, "MCA parameter") ||
-	    check_assignments(o->env, "environment entry"))
+	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
+	    launch_check_assignments(o->env, "environment entry"))
 		return -1;
 	hostfile = layout_file(o, "hostfile");
 	appfile = layout_file(o, "appfile");
 	if (!hostfile || !appfile)
 		goto out;
-	strvec_push(&cmd->argv, o->program ? o->program : "mpirun");
+	push_program(o, cmd, "mpirun");
 	if (want_root_flag(o))
 		strvec_push(&cmd->argv, "--allow-run-as-root");
 	if (o->oversubscribe)
@@ -254,7 +299,7 @@ int launch_argv_mpirun_rsh(const struct launch_opts *o, struct launch_cmd *cmd)
 	char *hostfile = NULL, *config = NULL;
 	int ret = -1;
 
-	if (check_opts(o) || check_assignments(o->env, "environment entry"))
+	if (check_opts(o) || launch_check_assignments(o->env, "environment entry"))
 		return -1;
 	if (o->mca && o->mca->nr)
 		return error("MCA parameters are Open MPI's; mpirun_rsh (MVAPICH) takes "
@@ -263,7 +308,7 @@ int launch_argv_mpirun_rsh(const struct launch_opts *o, struct launch_cmd *cmd)
 	config = layout_file(o, "config");
 	if (!hostfile || !config)
 		goto out;
-	strvec_push(&cmd->argv, o->program ? o->program : "mpirun_rsh");
+	push_program(o, cmd, "mpirun_rsh");
 	strvec_pushf(&cmd->argv, "-np");
 	strvec_pushf(&cmd->argv, "%u", o->ranks);
 	strvec_push(&cmd->argv, "-hostfile");

@@ -34,9 +34,10 @@ struct launch_opts {
 	const char *rsh_agent;		/* mpirun --mca plm_rsh_agent (tests: fake-ssh) */
 	int root;			/* add --allow-run-as-root: 1 yes, 0 no, -1 when euid is 0 */
 	const char *program;		/* the launcher binary; NULL: its usual name */
+	const struct strvec *extra;	/* the site's own launcher options, right after the program */
 };
 
-#define LAUNCH_OPTS_INIT { NULL, 0, 0, 0, NULL, NULL, 0, NULL, -1, NULL }
+#define LAUNCH_OPTS_INIT { NULL, 0, 0, 0, NULL, NULL, 0, NULL, -1, NULL, NULL }
 
 /* A command ready for launch_spawn(): argv plus extra environment. */
 struct launch_cmd {
@@ -61,9 +62,30 @@ int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd);
 int launch_argv_mpirun_rsh(const struct launch_opts *o, struct launch_cmd *cmd);
 int launch_argv(enum launcher l, const struct launch_opts *o, struct launch_cmd *cmd);
 
+/* One component of a heterogeneous job's step: a program and its
+ * arguments, its ranks, and the nodes they spread over. */
+struct launch_het_part {
+	const struct strvec *argv;
+	unsigned ranks;
+	unsigned nodes;
+};
+
+/* srun for a heterogeneous job where the DPUs are a separate node class:
+ *   srun --het-group=0 --mpi=pmix -n H -N HN ... host argv
+ *      : --het-group=1 --mpi=pmix -n W -N WN ... worker argv
+ * One MPI_COMM_WORLD: the hosts take ranks 0..H-1 and the workers the
+ * highest ones, block-wise over each component's nodes. Uses o->time_limit_s,
+ * o->mca, o->env and o->program; o->dir and o->ranks are not needed. */
+int launch_argv_srun_het(const struct launch_opts *o, const struct launch_het_part *hosts,
+			 const struct launch_het_part *workers, struct launch_cmd *cmd);
+
 /* 0 when cmd's program is found in PATH (or is an executable path), else
  * -1 after an error naming it: "srun is not installed (not found in PATH)". */
 int launch_check_installed(const struct launch_cmd *cmd);
+
+/* Every entry of sv (may be NULL) is NAME=value with a valid variable
+ * name; else -1 after an error that calls the entry `what`. */
+int launch_check_assignments(const struct strvec *sv, const char *what);
 
 /* Reads a Slurm hostfile (one host per rank, in rank order; blank lines and
  * '#' comments skipped): the ranks it holds and how many distinct hosts.

@@ -81,10 +81,13 @@ static void describe_end(struct launch_result *r, int wstatus, const char *prog,
 	else
 		r->status = 128 + WTERMSIG(wstatus);
 	if (r->timed_out) {
-		set_reason(r, "%s timed out after %.1f s; its process group was killed "
-			   "(%s)", prog, timeout_s,
-			   WIFSIGNALED(wstatus) ? strsignal(WTERMSIG(wstatus))
-						: "it exited on SIGTERM");
+		if (WIFSIGNALED(wstatus))
+			set_reason(r, "%s timed out after %.1f s; its process group was "
+				   "killed (%s)", prog, timeout_s, strsignal(WTERMSIG(wstatus)));
+		else
+			set_reason(r, "%s timed out after %.1f s; its process group was "
+				   "signalled and it exited with status %d", prog, timeout_s,
+				   r->status);
 		return;
 	}
 	if (r->interrupted)

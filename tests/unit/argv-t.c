@@ -112,7 +112,7 @@ int main(void)
 	write_file(dir, "hostfile.mvapich", "nodeA:2\nnodeB:1\n", 0644);
 	write_file(dir, "config", "-n 2 : /bin/true\n-n 1 : /bin/true\n", 0644);
 
-	plan(28);
+	plan(31);
 
 	/* srun */
 	o.dir = dir;
@@ -222,14 +222,22 @@ int main(void)
 	strvec_clear(&env);
 	strvec_push(&env, "MV2_ENABLE_AFFINITY=0");
 	o.env = &env;
-	is_int(launch_argv_mpirun_rsh(&o, &cmd), 0, "mpirun_rsh argv builds");
+	{
+		struct strvec extra = STRVEC_INIT;
+
+		strvec_push(&extra, "-rsh");
+		o.extra = &extra;
+		is_int(launch_argv_mpirun_rsh(&o, &cmd), 0, "mpirun_rsh argv builds");
+		o.extra = NULL;
+		strvec_clear(&extra);
+	}
 	line = strvec_join_quoted(&cmd.argv);
 	qa = q(dir, "hostfile.mvapich");
 	qb = q(dir, "config");
-	want = xasprintf("mpirun_rsh -np 3 -hostfile %s MV2_ENABLE_AFFINITY=0 -config %s", qa, qb);
+	want = xasprintf("mpirun_rsh -rsh -np 3 -hostfile %s MV2_ENABLE_AFFINITY=0 -config %s", qa, qb);
 	free(qa);
 	free(qb);
-	is_str(line, want, "... in MVAPICH's form with its environment on the line");
+	is_str(line, want, "... in MVAPICH's form, site options first, its environment on the line");
 	free(want);
 	free(line);
 	launch_cmd_clear(&cmd);
@@ -239,6 +247,30 @@ int main(void)
 	strvec_push(&env, "1BAD=x");
 	is_int(launch_argv_mpirun(&o, &cmd), -1, "an environment entry with a bad name is refused");
 	launch_cmd_clear(&cmd);
+
+	/* A heterogeneous step: hosts and workers as two components. */
+	{
+		struct strvec hp = STRVEC_INIT, wp = STRVEC_INIT;
+		struct launch_het_part h = { &hp, 4, 2 }, w = { &wp, 2, 2 };
+		struct launch_opts ho = LAUNCH_OPTS_INIT;
+
+		strvec_pushv(&hp, (const char *const[]){ "/bin/kernel x86", "-w", "2", NULL });
+		strvec_pushv(&wp, (const char *const[]){ "/bin/kernel-arm", "-w", "2", NULL });
+		ho.time_limit_s = 30;
+		is_int(launch_argv_srun_het(&ho, &h, &w, &cmd), 0, "a heterogeneous srun builds");
+		line = strvec_join_quoted(&cmd.argv);
+		is_str(line, "srun --het-group=0 --mpi=pmix --ntasks=4 --nodes=2 --distribution=block "
+			     "--kill-on-bad-exit=1 --time=2 '/bin/kernel x86' -w 2 : --het-group=1 "
+			     "--mpi=pmix --ntasks=2 --nodes=2 --distribution=block --kill-on-bad-exit=1 "
+			     "--time=2 /bin/kernel-arm -w 2",
+		       "... one component per node class, each with every option");
+		free(line);
+		launch_cmd_clear(&cmd);
+		w.nodes = 3;
+		is_int(launch_argv_srun_het(&ho, &h, &w, &cmd), -1, "... and refuses more nodes than ranks");
+		strvec_clear(&hp);
+		strvec_clear(&wp);
+	}
 
 	o.program = "sweetspot-no-such-launcher";
 	strvec_clear(&env);
