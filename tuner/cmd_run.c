@@ -500,11 +500,21 @@ static int open_run(struct store *st, const struct run_opts *o, const struct spe
 		    const struct plan *p, enum launcher launcher, struct store_run *run)
 {
 	struct store_run last = { 0 };
-	int found = store_latest_run(st, o->spec_path, &last);
+	/* Runs are keyed by the spec's absolute path, so that the same file
+	 * given from another folder (or by a batch job) continues the same run. */
+	char *key = realpath(o->spec_path, NULL);
+	int found;
 
-	if (found < 0)
+	if (!key)
+		return error("%s: %s", o->spec_path, strerror(errno));
+	found = store_latest_run(st, key, &last);
+	if (found < 0) {
+		free(key);
 		return -1;
+	}
+
 	if (found && !o->fresh && !strcmp(last.spec_hash, s->hash)) {
+		free(key);
 		*run = last;
 		fprintf(stderr, "sweetspot: continuing run %lld of %s (started %s)\n",
 			run->id, o->spec_path, run->started);
@@ -515,7 +525,7 @@ static int open_run(struct store *st, const struct run_opts *o, const struct spe
 			"starting a new run\n", o->spec_path, last.id, last.spec_hash, s->hash);
 	store_run_release(&last);
 	memset(run, 0, sizeof(*run));
-	run->spec_path = xstrdup(o->spec_path);
+	run->spec_path = key;
 	run->spec_hash = xstrdup(s->hash);
 	{
 		char host[256] = "unknown";

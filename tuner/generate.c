@@ -335,7 +335,25 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 	int ret = -1;
 
 	layout_kernel_args(s, l, &args);
-	g.args = strvec_join_quoted(&args);
+	/* The MPMD formats split on blanks and quote nothing (see spec.c's
+	 * check_bin); an argument that would need quoting cannot go in. */
+	for (size_t i = 0; i < args.nr; i++)
+		if (!args.v[i][0] || strpbrk(args.v[i], " \t\n'\"\\%")) {
+			error("kernel argument '%s' has a character the appfile, config and multi-prog formats cannot carry",
+			      args.v[i]);
+			goto out;
+		}
+	for (size_t i = 0, len = 0; i < args.nr; i++) {
+		size_t n = strlen(args.v[i]);
+
+		g.args = xrealloc(g.args, len + n + 2);
+		if (i)
+			g.args[len++] = ' ';
+		memcpy(g.args + len, args.v[i], n + 1);
+		len += n;
+	}
+	if (!g.args)
+		g.args = xstrdup("");
 	for (const struct writer *w = writers; w->name; w++) {
 		if (!(w->launchers & launchers))
 			continue;

@@ -14,6 +14,7 @@ const struct command commands[] = {
 	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
 	{ "generate", cmd_generate, "write the hostfiles and MPMD files of every layout" },
 	{ "run", cmd_run, "measure a spec's plan, one launch per layout, and store every point" },
+	{ "submit", cmd_submit, "run the sweep as Slurm batch jobs (sbatch), in chunks that resume" },
 	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
 	{ "recommend", cmd_recommend, "the best configuration per collective and size band, and how to launch it" },

@@ -26,6 +26,20 @@ struct store {
 	int writable;
 };
 
+/* Batch jobs that `sweetspot submit` queued (one per chunk of a sweep). */
+#define JOBS_SQL \
+	"CREATE TABLE IF NOT EXISTS jobs (" \
+	" id INTEGER PRIMARY KEY," \
+	" spec_path TEXT NOT NULL," \
+	" spec_hash TEXT NOT NULL," \
+	" job_id TEXT NOT NULL," \
+	" chunk INTEGER NOT NULL," \
+	" chunks INTEGER NOT NULL," \
+	" after TEXT," \
+	" script TEXT NOT NULL," \
+	" submitted TEXT NOT NULL," \
+	" exit_status INTEGER);"
+
 static const char schema_sql[] =
 	"CREATE TABLE runs ("
 	" id INTEGER PRIMARY KEY,"
@@ -81,7 +95,8 @@ static const char schema_sql[] =
 	" valid INTEGER NOT NULL,"
 	" rank_hosts TEXT,"
 	" raw TEXT NOT NULL,"
-	" UNIQUE (run, layout, repetition, collective, algorithm, assignment, bytes, mode));";
+	" UNIQUE (run, layout, repetition, collective, algorithm, assignment, bytes, mode));"
+	JOBS_SQL;
 
 static void store_sql_error(struct store *st, const char *what)
 {
@@ -222,6 +237,8 @@ int store_open(const char *path, int flags, struct store **out)
 		goto fail;
 	if (st->writable) {
 		if (exec(st, "PRAGMA journal_mode = WAL") || exec(st, "PRAGMA synchronous = NORMAL"))
+			goto fail;
+		if (!fresh && exec(st, JOBS_SQL))
 			goto fail;
 		if (fresh) {
 			char *sql = xasprintf("BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;",
@@ -894,4 +911,55 @@ void store_points_free(struct store_point *pts, size_t n)
 	for (size_t i = 0; i < n; i++)
 		store_point_release(&pts[i]);
 	free(pts);
+}
+
+int store_job_record(struct store *st, const struct store_job *j)
+{
+	sqlite3_stmt *stmt = NULL;
+	char *now = now_iso();
+	int ret = -1;
+
+	if (need_writable(st) ||
+	    prepare(st, "INSERT INTO jobs (spec_path, spec_hash, job_id, chunk, chunks, after, "
+		    "script, submitted, exit_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		    &stmt))
+		goto out;
+	bind_text(stmt, 1, j->spec_path);
+	bind_text(stmt, 2, j->spec_hash);
+	bind_text(stmt, 3, j->job_id);
+	sqlite3_bind_int(stmt, 4, j->chunk);
+	sqlite3_bind_int(stmt, 5, j->chunks);
+	bind_text(stmt, 6, j->after);
+	bind_text(stmt, 7, j->script);
+	bind_text(stmt, 8, now);
+	if (j->exit_status < 0)
+		sqlite3_bind_null(stmt, 9);
+	else
+		sqlite3_bind_int(stmt, 9, j->exit_status);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		store_sql_error(st, "cannot record the job");
+	else
+		ret = 0;
+out:
+	sqlite3_finalize(stmt);
+	free(now);
+	return ret;
+}
+
+int store_job_finished(struct store *st, const char *job_id, int exit_status)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret = -1;
+
+	if (need_writable(st) ||
+	    prepare(st, "UPDATE jobs SET exit_status = ?1 WHERE job_id = ?2", &stmt))
+		return -1;
+	sqlite3_bind_int(stmt, 1, exit_status);
+	sqlite3_bind_text(stmt, 2, job_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		store_sql_error(st, "cannot record the job's end");
+	else
+		ret = 0;
+	sqlite3_finalize(stmt);
+	return ret;
 }

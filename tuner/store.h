@@ -140,6 +140,22 @@ int store_launch_done(struct store *st, long long run, const char *layout,
 int store_run_counts(struct store *st, long long run, long long *launches,
 		     long long *failed, long long *points, long long *invalid);
 
+/* ---- batch jobs ---------------------------------------------------------- */
+
+/* One sbatch job of a submitted sweep. Strings are borrowed. */
+struct store_job {
+	const char *spec_path, *spec_hash;
+	const char *job_id;	/* as sbatch --parsable printed it */
+	int chunk, chunks;	/* 1-based chunk of how many */
+	const char *after;	/* the job it starts after, or NULL */
+	const char *script;
+	int exit_status;	/* -1: not known (not waited for) */
+};
+
+int store_job_record(struct store *st, const struct store_job *j);
+/* The exit status of a job that was waited for. */
+int store_job_finished(struct store *st, const char *job_id, int exit_status);
+
 /* ---- reading points ------------------------------------------------------ */
 
 /* store_foreach_point() / store_load_points() flags. */

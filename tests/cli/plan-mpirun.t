@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/cli/plan-mpirun.t: generated files run for real. Open MPI's mpirun
 # reads the generated hostfile, appfile and rankfile for made-up host names
-# (pm01, pm01-bf, ...) that a stand-in ssh makes real on this machine,
+# (pm<pid>x01, pm<pid>x01-bf, ...) that a stand-in ssh makes real on this machine,
 # and every rank reports where it runs: a small MPI probe, and the
 # benchmark kernel itself (its JSON rank_hosts), must match the plan's
 # slurm.hostfile (one host per rank) exactly.
@@ -9,7 +9,14 @@
 
 command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip_all "Open MPI is not installed"
 # The stand-in ssh gives each fake host a shared-memory folder: ours go too.
-trap 'rm -rf "$TMP" /dev/shm/ompi-pm01 /dev/shm/ompi-pm02 /dev/shm/ompi-pm01-bf /dev/shm/ompi-pm02-bf' EXIT
+# Fake host names of this run only (pm<pid>x01, ...): copies of this test
+# running at once on one machine must not share or remove each other's.
+P=pm$$x
+cleanup() {
+	rm -rf /dev/shm/ompi-"$P"*
+	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
 plan 13
 
 # A probe that prints "RANK HOST" with the host the stand-in ssh reports.
@@ -31,9 +38,19 @@ int main(int argc, char **argv)
 C
 mpicc -o "$TMP/probe" "$TMP/probe.c"
 
+# fake MPIRUN-ARGS...: mpirun on the fake hosts; its stderr goes to
+# $TMP/mpirun.err and is shown when it fails.
 fake() {
-	mpirun_local --mca plm_rsh_agent "$ROOT/tests/testbed/fake-ssh" --mca btl self,tcp "$@"
+	# mpirun's own session folder too (several mpiruns at once race on
+	# creating and removing a shared $TMPDIR/ompi.<host>.<uid>).
+	mkdir -p "$TMP/mpi"
+	TMPDIR=$TMP/mpi mpirun_local --mca plm_rsh_agent "$ROOT/tests/testbed/fake-ssh" --mca btl self,tcp \
+		"$@" 2>"$TMP/mpirun.err"
+	fake_rc=$?
+	[ "$fake_rc" -eq 0 ] || grep -v '^[- ]*$' "$TMP/mpirun.err" | sed 's/^/# mpirun: /' | head -30 >&3
+	return "$fake_rc"
 }
+exec 3>&1
 
 # spec NAME NODES PPN DPU-OR-ONLOAD-LINE PLACEMENT WPN WORKERS BIN
 spec() {
@@ -67,30 +84,30 @@ placed() {
 }
 
 # DPU placement, uneven: 2 nodes x 2 PPN, 3 workers at 2 per DPU.
-spec dpu "pm[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$TMP/probe"
+spec dpu "$P[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$TMP/probe"
 exits_with 0 "generate the DPU layout" sweetspot generate "$TMP/dpu.cfg" -o "$TMP/dpu"
 d=$TMP/dpu/n2-ppn2-w3-wpn2-dpu
-is "$(tr '\n' ' ' <"$d/slurm.hostfile")" "pm01 pm01 pm02 pm02 pm01-bf pm01-bf pm02-bf " "the plan"
-fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out" 2>"$TMP/mpirun.err"
+is "$(tr '\n' ' ' <"$d/slurm.hostfile")" "${P}01 ${P}01 ${P}02 ${P}02 ${P}01-bf ${P}01-bf ${P}02-bf " "the plan"
+fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out"
 is "$?" 0 "mpirun runs the generated hostfile and appfile"
 ok "every rank where the plan puts it (DPU)" placed "$d"
 
 # Onload: 2 nodes x 2 PPN, 2 workers, 1 per node, on the nodes themselves.
-spec onl "pm[01-02]" 2 'onload = { cores = 1; };' onload 1 2 "$TMP/probe"
+spec onl "$P[01-02]" 2 'onload = { cores = 1; };' onload 1 2 "$TMP/probe"
 exits_with 0 "generate the onload layout" sweetspot generate "$TMP/onl.cfg" -o "$TMP/onl"
 d=$TMP/onl/n2-ppn2-w2-wpn1-onload
-fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out" 2>"$TMP/mpirun.err"
+fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out"
 is "$?" 0 "mpirun runs the onload files"
 ok "every rank where the plan puts it (onload: hosts first, then workers)" placed "$d"
 
 # The rankfile pins each rank to its slot (1 host rank and 1 worker per
 # node: slots 0 and 1, which two cores hold).
 if [ "$(nproc)" -ge 2 ]; then
-	spec pin "pm[01-02]" 1 'onload = { cores = 1; };' onload 1 1 "$TMP/probe"
+	spec pin "$P[01-02]" 1 'onload = { cores = 1; };' onload 1 1 "$TMP/probe"
 	sweetspot generate "$TMP/pin.cfg" -o "$TMP/pin" >/dev/null
 	d=$TMP/pin/n2-ppn1-w1-wpn1-onload
 	fake --hostfile "$d/hostfile" --rankfile "$d/rankfile" --app "$d/appfile" --report-bindings \
-		>"$TMP/probe.out" 2>"$TMP/mpirun.err"
+		>"$TMP/probe.out"
 	is "$?" 0 "mpirun takes the generated rankfile"
 	ok "pinned ranks where the plan puts them" placed "$d"
 	like "$TMP/mpirun.err" 'MCW rank 2 bound to .*\[\./B' "the worker is pinned to the reserved core (slot 1)"
@@ -100,14 +117,14 @@ fi
 
 # The kernel itself: its rank_hosts must be the plan's.
 if [ -x "$BIN/sweetspot-kernel" ]; then
-	spec kern "pm[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$BIN/sweetspot-kernel"
+	spec kern "$P[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$BIN/sweetspot-kernel"
 	sweetspot generate "$TMP/kern.cfg" -o "$TMP/kern" >/dev/null
 	d=$TMP/kern/n2-ppn2-w3-wpn2-dpu
-	fake --mca osc pt2pt --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/kernel.out" 2>"$TMP/kernel.err"
+	fake --mca osc pt2pt --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/kernel.out"
 	is "$?" 0 "the kernel runs from the generated files"
 	sed -n 's/.*"rank_hosts":\[\([^]]*\)\].*/\1/p' "$TMP/kernel.out" | head -1 | tr -d '"' | tr ',' '\n' >"$TMP/got"
 	if cmp -s "$TMP/got" "$d/slurm.hostfile"; then pass "the kernel's rank_hosts are the plan's"; else
-		fail "the kernel's rank_hosts are the plan's"; sed 's/^/# /' "$TMP/kernel.out" "$TMP/kernel.err" | head -20; fi
+		fail "the kernel's rank_hosts are the plan's"; sed 's/^/# /' "$TMP/kernel.out" "$TMP/mpirun.err" | head -20; fi
 	sweetspot plan --json "$TMP/kern.cfg" >"$TMP/plan.json"
 	is "$(grep -c '"rank_hosts"' "$TMP/kernel.out")" "$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/plan.json")" \
 		"the kernel measured as many points as the plan counts"

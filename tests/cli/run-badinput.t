@@ -6,7 +6,7 @@
 # options. None of these needs the kernel.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 21
+plan 24
 
 cat >"$TMP/a.cfg" <<EOF
 system = {
@@ -58,5 +58,9 @@ exits_with 2 "unknown launcher" sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --la
 exits_with 2 "unknown option" sweetspot run "$TMP/a.cfg" --bogus
 exits_with 2 "bad --max-launches" sweetspot run "$TMP/a.cfg" --max-launches 0
 ok "after all that, no database" test ! -e "$TMP/x.db"
+
+exits_with 0 "submit --help" sweetspot submit --help
+exits_with 2 "submit: missing spec" sweetspot submit "$TMP/none.cfg" --db "$TMP/x.db"
+exits_with 2 "submit: bad --chunks" sweetspot submit "$TMP/a.cfg" --chunks 0
 
 done_testing
