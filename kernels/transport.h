@@ -64,6 +64,10 @@ struct transport {
  * The caller runs t->ops->init, then ->fini, then free(t). */
 struct transport *transport_new(const char *name);
 
+/* Nonzero when a backend called name is built in (the registry in
+ * transport.c); lets main() tell "not built" from "no device". */
+int transport_registered(const char *name);
+
 /* Nonzero when a verbs device with an active port is present (for
  * --transport auto); safe before MPI_Init. */
 int transport_verbs_available(void);

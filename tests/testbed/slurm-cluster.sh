@@ -16,12 +16,13 @@
 #
 # Every task gets, from the TaskProlog, TCP on loopback for Open MPI and,
 # in a step that spans emulated nodes, `btl=self,tcp` (shared memory between
-# emulated nodes of one machine is unreliable) and `osc=pt2pt` (osc/rdma
-# needs shared memory there; pt2pt does MPI_Win_allocate + MPI_Rget/Rput
-# over tcp; osc=ucx works too, faster but slower to start: a step that sets
-# either variable keeps its own). Every daemon and task carries SWEETSPOT_SLURM_TESTBED=DIR in
-# its environment, which is how `down` finds them all (slurmstepd ignores
-# SIGTERM and outlives slurmd, so nothing is left to its goodwill).
+# emulated nodes of one machine is unreliable) and `osc=ucx` (osc/rdma needs
+# shared memory there; osc/pt2pt works but crashed in about 1 launch of 25
+# here, ucx in none of 60, at ~2 s more start-up per launch). A step that
+# sets either variable keeps its own. Every daemon and task carries
+# SWEETSPOT_SLURM_TESTBED=DIR in its environment, which is how `down` finds
+# them all (slurmstepd ignores SIGTERM and outlives slurmd, so nothing is
+# left to its goodwill).
 # Must run as root (slurmd runs tasks as their users; munged as munge).
 set -eu
 
@@ -44,10 +45,17 @@ die() {
 	exit 1
 }
 
-# The pids of every process that carries this cluster's mark.
+# The pids of every process of this cluster: those that carry its mark
+# (daemons, and tasks through the TaskProlog) and its slurmstepds, which
+# slurmd starts with a fresh environment that only names the cluster's
+# slurm.conf.
 marked_pids() {
-	grep -lzxF -- "$MARK" /proc/[0-9]*/environ 2>/dev/null |
-		sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p' | grep -vx "$$" || true
+	{
+		grep -lzxF -- "$MARK" /proc/[0-9]*/environ 2>/dev/null
+		for f in $(grep -lzxF -- "SLURM_CONF=$CONF" /proc/[0-9]*/environ 2>/dev/null); do
+			[ "$(cat "${f%/environ}/comm" 2>/dev/null)" = slurmstepd ] && echo "$f"
+		done
+	} | sed -n 's|^/proc/\([0-9]*\)/environ$|\1|p' | grep -vx "$$" | sort -u || true
 }
 
 alive() {
@@ -91,6 +99,29 @@ down() {
 	return 0
 }
 
+# Daemons of clusters whose folder is gone (a test killed before its trap
+# ran) would hold ports and CPU for ever: they go.
+reap_orphans() {
+	for f in $(grep -lz '^SWEETSPOT_SLURM_TESTBED=' /proc/[0-9]*/environ 2>/dev/null); do
+		d=$(tr '\0' '\n' <"$f" 2>/dev/null | sed -n 's/^SWEETSPOT_SLURM_TESTBED=//p' | head -1)
+		p=${f#/proc/}
+		p=${p%/environ}
+		[ -z "$d" ] || [ -e "$d" ] || kill -9 "$p" 2>/dev/null || true
+	done
+	for f in $(grep -lz '^SLURM_CONF=' /proc/[0-9]*/environ 2>/dev/null); do
+		[ "$(cat "${f%/environ}/comm" 2>/dev/null)" = slurmstepd ] || continue
+		c=$(tr '\0' '\n' <"$f" 2>/dev/null | sed -n 's/^SLURM_CONF=//p' | head -1)
+		p=${f#/proc/}
+		p=${p%/environ}
+		[ -z "$c" ] || [ -e "$c" ] || kill -9 "$p" 2>/dev/null || true
+	done
+	# munge folders older than a minute whose munged is gone
+	for m in $(find /tmp -maxdepth 1 -name 'sweetspot-munge.*' -mmin +1 2>/dev/null); do
+		p=$(cat "$m/munged.pid" 2>/dev/null || true)
+		[ -n "$p" ] && [ "$(cat "/proc/$p/comm" 2>/dev/null)" = munged ] || rm -rf "$m"
+	done
+}
+
 # A free block of N TCP ports on this machine, printed as its first port.
 free_ports() {
 	n=$1
@@ -116,6 +147,7 @@ up() {
 			die "$p is not installed (run tests/deps.sh)"
 	done
 	[ ! -e "$CONF" ] || die "$DIR already holds a cluster (slurm-cluster.sh down it first)"
+	reap_orphans
 	mkdir -p "$DIR/state" "$DIR/spool" "$DIR/tmp" "$DIR/run" "$DIR/log" || return 1
 
 	# munged insists on a socket folder and key that only munge can reach.
@@ -139,7 +171,7 @@ echo "export OMPI_MCA_btl_tcp_if_include=lo"
 echo "export OMPI_MCA_oob_tcp_if_include=lo"
 if [ "\${SLURM_STEP_NUM_NODES:-1}" -gt 1 ] || [ -n "\${SLURM_HET_SIZE:-}" ]; then
 	[ -n "\${OMPI_MCA_btl:-}" ] || echo "export OMPI_MCA_btl=self,tcp"
-	[ -n "\${OMPI_MCA_osc:-}" ] || echo "export OMPI_MCA_osc=pt2pt"
+	[ -n "\${OMPI_MCA_osc:-}" ] || echo "export OMPI_MCA_osc=ucx"
 fi
 EOF
 	chmod 0755 "$DIR/taskprolog.sh"

@@ -119,7 +119,17 @@ B after $A" "... after A, and A's awkward argument arrived intact"
 like "$TMP/sbatch.out" "cannot go on an #SBATCH line" "an output path sbatch cannot read is refused"
 
 exits_with 0 "the cluster goes down" sh "$ROOT/tests/testbed/slurm-cluster.sh" down "$CLUSTER"
-left=$(grep -lzxF "SWEETSPOT_SLURM_TESTBED=$CLUSTER" /proc/[0-9]*/environ 2>/dev/null | wc -l)
+left=$({
+	grep -lzxF "SWEETSPOT_SLURM_TESTBED=$CLUSTER" /proc/[0-9]*/environ 2>/dev/null
+	for f in $(grep -lzxF "SLURM_CONF=$CLUSTER/slurm.conf" /proc/[0-9]*/environ 2>/dev/null); do
+		[ "$(cat "${f%/environ}/comm" 2>/dev/null)" = slurmstepd ] && echo "$f"
+	done
+} | wc -l)
 is "$left" 0 "... leaving no daemon, step or task behind"
 diag "whole test: $(($(date +%s) - start)) s"
+if [ "$tap_failed" -gt 0 ]; then
+	for f in "$CLUSTER"/log/slurmctld.log "$TMP"/*.out; do
+		[ -r "$f" ] && diag "--- $f" && tail -n 15 "$f" | sed 's/^/#   /'
+	done
+fi
 done_testing

@@ -1,0 +1,64 @@
+/*
+ * kernels/harness.h: the measurement loop of the offloaded kernels. One
+ * point runs four timed phases, each warm-up + iterations, every iteration
+ * between barriers that are outside the timed window:
+ *   ref      the hosts do the collective alone (workers idle)  -> ref_us
+ *   compute  the hosts run the dummy compute calibrated to ref -> compute_us
+ *   comm     the workers do the staged collective alone        -> comm_us
+ *   total    both at once                                      -> total_us
+ * Each rank times its own part of an iteration; the per-iteration times are
+ * reduced with MPI_MAX over all ranks before any statistic is taken.
+ */
+#ifndef SWEETSPOT_HARNESS_H
+#define SWEETSPOT_HARNESS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "coll.h"
+#include "options.h"
+#include "stats.h"
+#include "transport.h"
+
+struct kctx {
+	const struct kopts *o;
+	MPI_Comm world;
+	MPI_Comm wcomm;		/* the workers among themselves; NULL on hosts */
+	int rank, size, H, W;
+	struct transport *t;
+	double units_per_us;	/* dummy compute rate of this rank */
+	uint64_t seq;		/* iteration number for the data pattern */
+	int fault_pending;	/* SWEETSPOT_FAULT=flip-byte not done yet */
+};
+
+struct point_result {
+	double ref_us, comm_us, compute_us;
+	struct tstats total;
+	int valid;
+	int bad_rank, bad_src;	/* where validation first failed */
+	long long bad_offset;	/* byte offset in bad_rank's result */
+	const char *bad_phase;
+};
+
+/* A barrier that tests with short sleeps in between instead of spinning. */
+int nb_barrier(MPI_Comm comm);
+
+/* Measures this rank's dummy compute rate (units per microsecond). */
+void compute_calibrate(struct kctx *k);
+/* Runs n units of the dummy compute. */
+void compute_run(uint64_t n);
+
+/* Runs one point; every rank gets the same *res. Returns 0, or -1 after a
+ * transport failure (printed). */
+int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *res);
+
+/* Checks our blocks against (src, seq); the first bad byte in *off, its source in *src. */
+void check_blocks(const void *base, const struct expect *e, uint64_t seq,
+		  long long *off, int *src);
+
+/* Combines every rank's first bad offset: res->valid and where it failed,
+ * the same on every rank. */
+void combine_validation(MPI_Comm comm, long long off, int src, const char *phase,
+			struct point_result *res);
+
+#endif

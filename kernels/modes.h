@@ -1,0 +1,26 @@
+/*
+ * kernels/modes.h: the three things one launch can do. Each runs on every
+ * rank, writes its records through rank 0 (out is NULL elsewhere) and
+ * returns 0 when every point was valid, 1 when one failed validation, or -1
+ * after a transport failure (printed; the caller aborts the job).
+ */
+#ifndef SWEETSPOT_MODES_H
+#define SWEETSPOT_MODES_H
+
+#include <stdio.h>
+
+#include "output.h"
+
+/* The offloaded DPU-Bench kernels (harness.h) over transport name. */
+int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
+		 struct runinfo *ri, FILE *out);
+
+/* The host-only baseline: MPI_Bcast / MPI_Gather / MPI_Allgather, every rank
+ * a host, under whatever algorithm the MPI library picks (or is told). */
+int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *out);
+
+/* The transport's write bandwidth from rank 0 to rank 1, first size. */
+int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
+	    struct runinfo *ri, FILE *out);
+
+#endif

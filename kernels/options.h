@@ -1,0 +1,71 @@
+/*
+ * kernels/options.h: the command line of sweetspot-kernel. Parsed before
+ * MPI_Init, by every rank alike, so that a bad value stops the launch before
+ * any communication; the checks that need the number of ranks run right
+ * after MPI_Init (kopts_check_size). Pure C: the unit tests link it without MPI.
+ */
+#ifndef SWEETSPOT_KOPTS_H
+#define SWEETSPOT_KOPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "assign.h"
+
+enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_N };
+enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_N };
+/* offload: the DPU-Bench pattern; mpi: the host-only MPI collective baseline;
+ * bw: the transport's write bandwidth between ranks 0 and 1 (benchmarks). */
+enum kmode { MODE_OFFLOAD, MODE_MPI, MODE_BW };
+
+#define FAULT_FLIP_BYTE 1u
+#define FAULT_HANG 2u
+
+#define KOPTS_MAX_SIZES 64
+/* The largest message: keeps every rank's region (hosts x size) sane. */
+#define KOPTS_MAX_BYTES (1ull << 30)
+
+struct kopts {
+	enum kmode mode;
+	unsigned colls;		/* bit per enum coll */
+	unsigned algs;		/* bit per enum alg; 0 = all that apply */
+	unsigned asgs;		/* bit per enum asg */
+	int workers;
+	uint64_t sizes[KOPTS_MAX_SIZES];
+	size_t nsizes;
+	int iterations, warmup;
+	char transport[8];	/* "rma" | "verbs" | "auto" */
+	int ppn;		/* 0: from the ranks' host names */
+	int validate;
+	const char *output;	/* NULL: stdout; points into argv */
+	int help, version;
+	unsigned faults;	/* FAULT_* from SWEETSPOT_FAULT */
+};
+
+extern const char *const coll_names[COLL_N];
+extern const char *const alg_names[ALG_N];
+extern const char *const mode_names[3];
+
+/* Nonzero when algorithm a is one of collective c's. */
+int alg_applies(enum coll c, enum alg a);
+
+/* Fills o from argv (defaults first). Returns 0, or -1 with one sentence
+ * for people in err. --help and --version only set o->help / o->version. */
+int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen);
+
+/* The comma list of SWEETSPOT_FAULT (NULL or "" = none) into FAULT_* bits. */
+int kopts_parse_faults(const char *s, unsigned *out, char *err, size_t errlen);
+
+/* The checks that need the number of ranks: workers < hosts, workers <=
+ * size/2, --ppn <= hosts, the per-rank region not absurd. */
+int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen);
+
+/* Bytes of each rank's region for the offload mode: a send area of the
+ * largest size, then a receive/staging area (hosts x largest size when a
+ * gather or allgather is listed, else the largest size). */
+uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area);
+
+/* The usage text, for --help. */
+extern const char kopts_usage_text[];
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * kernels/output.c: JSON lines and the stderr table. Times are microseconds
+ * with three decimals, percentages with two; host names are escaped.
+ */
+#include "output.h"
+
+#include <inttypes.h>
+
+#include "parse.h"
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void out_common(FILE *f, const struct runinfo *ri, const char *mode)
+{
+	fprintf(f, "{\"schema\":%d,\"mode\":\"%s\",", SCHEMA_VERSION, mode);
+	fprintf(f, "\"iterations\":%d,\"warmup\":%d,", ri->o->iterations, ri->o->warmup);
+	fprintf(f, "\"ranks\":%d,\"hosts\":%d,\"workers\":%d,\"nodes\":%d,\"ppn\":%d,",
+		ri->size, ri->H, ri->W, ri->nodes, ri->ppn);
+	fprintf(f, "\"transport\":");
+	json_string(f, ri->transport);
+	fprintf(f, ",\"device\":");
+	json_string(f, ri->device);
+	fprintf(f, ",\"host_source\":\"%s\",", ri->hi->source);
+}
+
+static void out_validity(FILE *f, int valid, int bad_rank, int bad_src, long long bad_offset)
+{
+	fprintf(f, "\"valid\":%s,", valid ? "true" : "false");
+	if (!valid)
+		fprintf(f, "\"bad_rank\":%d,\"bad_source\":%d,\"bad_offset\":%lld,",
+			bad_rank, bad_src, bad_offset);
+}
+
+static void out_rank_hosts(FILE *f, const struct runinfo *ri)
+{
+	fprintf(f, "\"rank_hosts\":[");
+	for (int r = 0; r < ri->size; r++) {
+		if (r)
+			fputc(',', f);
+		json_string(f, ri->hi->names[r]);
+	}
+	fprintf(f, "]}\n");
+	fflush(f);
+}
+
+void out_point_json(FILE *f, const struct runinfo *ri, enum coll c, enum alg a,
+		    enum asg s, uint64_t bytes, const struct point_result *r)
+{
+	out_common(f, ri, "offload");
+	fprintf(f, "\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%" PRIu64 ",",
+		coll_names[c], alg_names[a], asg_names[s], bytes);
+	fprintf(f, "\"ref_us\":%.3f,\"comm_us\":%.3f,\"compute_us\":%.3f,\"total_us\":%.3f,",
+		r->ref_us, r->comm_us, r->compute_us, r->total.avg);
+	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
+		r->total.min, r->total.median, r->total.max);
+	fprintf(f, "\"oe_paper\":%.2f,\"oe_measured\":%.2f,\"overlap\":%.2f,",
+		oe_paper(r->ref_us, r->comm_us, r->compute_us),
+		oe_measured(r->ref_us, r->total.avg),
+		overlap_pct(r->comm_us, r->compute_us, r->total.avg));
+	out_validity(f, r->valid, r->bad_rank, r->bad_src, r->bad_offset);
+	out_rank_hosts(f, ri);
+}
+
+void out_point_header(FILE *f, const struct runinfo *ri)
+{
+	fprintf(f, "# sweetspot-kernel %s: %d hosts, %d workers, %d node%s, transport %s%s%s\n",
+		SWEETSPOT_VERSION, ri->H, ri->W, ri->nodes, ri->nodes == 1 ? "" : "s",
+		ri->transport, *ri->device ? " " : "", ri->device);
+	fprintf(f, "# times in us; oe_paper = ref/max(comm,compute), oe_meas = min(100, ref/total), overlap (IMB-NBC)\n");
+	fprintf(f, "%-10s %-7s %-9s %8s %11s %11s %11s %11s %8s %8s %8s %s\n",
+		"# coll", "alg", "assign", "bytes", "ref", "comm", "compute", "total",
+		"oe_paper", "oe_meas", "overlap", "valid");
+	fflush(f);
+}
+
+void out_point_row(FILE *f, enum coll c, enum alg a, enum asg s, uint64_t bytes,
+		   const struct point_result *r)
+{
+	char sz[32];
+
+	fprintf(f, "%-10s %-7s %-9s %8s %11.2f %11.2f %11.2f %11.2f %8.2f %8.2f %8.2f %s\n",
+		coll_names[c], alg_names[a], asg_names[s], format_size(bytes, sz, sizeof(sz)),
+		r->ref_us, r->comm_us, r->compute_us, r->total.avg,
+		oe_paper(r->ref_us, r->comm_us, r->compute_us),
+		oe_measured(r->ref_us, r->total.avg),
+		overlap_pct(r->comm_us, r->compute_us, r->total.avg),
+		r->valid ? "yes" : "NO");
+	fflush(f);
+}
+
+void out_mpi_json(FILE *f, const struct runinfo *ri, const struct mpi_result *r)
+{
+	out_common(f, ri, "mpi");
+	fprintf(f, "\"collective\":\"%s\",\"algorithm\":", coll_names[r->coll]);
+	json_string(f, r->algorithm);
+	fprintf(f, ",\"bytes\":%" PRIu64 ",\"avg_us\":%.3f,\"total_us\":%.3f,", r->bytes, r->t.avg, r->t.avg);
+	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
+		r->t.min, r->t.median, r->t.max);
+	out_validity(f, r->valid, r->bad_rank, r->bad_src, r->bad_offset);
+	out_rank_hosts(f, ri);
+}
+
+void out_mpi_header(FILE *f, const struct runinfo *ri)
+{
+	fprintf(f, "# sweetspot-kernel %s: MPI collectives, %d ranks, %d node%s\n",
+		SWEETSPOT_VERSION, ri->size, ri->nodes, ri->nodes == 1 ? "" : "s");
+	fprintf(f, "%-10s %-10s %8s %11s %11s %11s %11s %s\n", "# coll", "algorithm", "bytes",
+		"avg_us", "min_us", "median_us", "max_us", "valid");
+	fflush(f);
+}
+
+void out_mpi_row(FILE *f, const struct mpi_result *r)
+{
+	char sz[32];
+
+	fprintf(f, "%-10s %-10s %8s %11.2f %11.2f %11.2f %11.2f %s\n", coll_names[r->coll],
+		r->algorithm, format_size(r->bytes, sz, sizeof(sz)), r->t.avg, r->t.min,
+		r->t.median, r->t.max, r->valid ? "yes" : "NO");
+	fflush(f);
+}

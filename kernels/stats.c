@@ -1,0 +1,60 @@
+/*
+ * kernels/stats.c: averages, medians and the three efficiency figures.
+ * Zero denominators give 0 rather than infinities in the JSON.
+ */
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void tstats_of(const double *t, size_t n, struct tstats *s)
+{
+	double *c = malloc(n * sizeof(*c)), sum = 0;
+
+	if (!c)
+		abort();
+	memcpy(c, t, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sum += c[i];
+	s->avg = sum / n;
+	s->min = c[0];
+	s->max = c[n - 1];
+	s->median = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+}
+
+double oe_paper(double ref, double comm, double compute)
+{
+	double m = comm > compute ? comm : compute;
+
+	return m > 0 ? ref / m * 100 : 0;
+}
+
+double oe_measured(double ref, double total)
+{
+	double v = total > 0 ? ref / total * 100 : 0;
+
+	return v > 100 ? 100 : v;
+}
+
+double overlap_pct(double comm, double compute, double total)
+{
+	double m = comm < compute ? comm : compute, f;
+
+	if (m <= 0)
+		return 0;
+	f = (comm + compute - total) / m;
+	if (f < 0)
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return 100 * f;
+}

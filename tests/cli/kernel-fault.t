@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/cli/kernel-fault.t: the validation catches a corrupted transfer, and
+# the hang switch really hangs (for launchers' time limits). With
+# SWEETSPOT_FAULT=flip-byte one worker flips the middle byte of the first
+# block it writes, in the last iteration of the first point only.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/cli/kernel-lib.sh"
+
+plan 16
+
+SWEETSPOT_FAULT=flip-byte
+export SWEETSPOT_FAULT
+# bcast, 5 hosts, 2 workers, block: worker 0 serves hosts 0-1 and 4 and
+# writes first to host 1; its result starts after the 8K send area, so the
+# middle byte of the 4K block is at 8192 + 2048.
+kernel_run 7 -t rma -w 2 -c bcast -m 4K,8K -i 3 -x 1
+is "$?" 1 "bcast: a corrupted byte makes the exit status 1"
+is "$(json_field "$TMP/out" valid | tr '\n' ' ')" "false true " "bcast: first point invalid, second valid"
+is "$(head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*')" \
+	'"bad_rank":1,"bad_source":0,"bad_offset":10240' "bcast: the rank, source and first bad offset"
+like "$TMP/err" 'INVALID.*rank 1, first bad byte at offset 10240' "bcast: said on stderr"
+
+# gather: the worker's first write is host 0's block into the root.
+kernel_run 7 -t rma -w 2 -c gather -m 4K -i 3 -x 1
+is "$?" 1 "gather: exit status 1"
+is "$(grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
+	'"bad_rank":0,"bad_source":0,"bad_offset":6144' "gather: root, block of rank 0, offset 4096 + 2048"
+
+# allgather allin, cyclic: worker 0 first writes host 0's block to host 0.
+kernel_run 7 -t rma -w 2 -c allgather -a allin -A cyclic -m 4K -i 3 -x 1
+is "$?" 1 "allgather allin: exit status 1"
+is "$(grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
+	'"bad_rank":0,"bad_source":0,"bad_offset":6144' "allgather allin: host 0, its own block"
+
+# allgather leader: the leader's first write is the whole result to host 0.
+kernel_run 7 -t rma -w 2 -c allgather -a leader -m 4K -i 3 -x 1
+is "$?" 1 "allgather leader: exit status 1"
+is "$(grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
+	'"bad_rank":0,"bad_source":2,"bad_offset":14336' "allgather leader: host 0, middle of the 5 blocks"
+
+# Without the fault the same run is valid (the fault, not the kernel, broke it).
+SWEETSPOT_FAULT=
+kernel_run 7 -t rma -w 2 -c allgather -a leader -m 4K -i 3 -x 1
+is "$?" 0 "no fault: exit status 0"
+is "$(json_field "$TMP/out" valid)" true "no fault: valid"
+
+# --no-validate skips the check, so the same fault goes unseen.
+SWEETSPOT_FAULT=flip-byte
+kernel_run 7 -t rma -w 2 -c bcast -m 4K -i 3 -x 1 --no-validate
+is "$? $(json_field "$TMP/out" valid)" "0 true" "--no-validate: no check, exit 0"
+
+# hang: rank 0 sleeps after setup; a time limit must end it (124 = timed out).
+SWEETSPOT_FAULT=hang
+start=$(date +%s)
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
+	timeout -k 5 4 mpirun -np 3 "$KERNEL" -t rma -m 4K -i 2 -x 0 >"$TMP/out" 2>"$TMP/err"
+is "$?" 124 "hang: still running at the time limit"
+is "$(wc -c <"$TMP/out" | tr -d ' ')" 0 "hang: no record"
+sleep 1
+ok "hang: no kernel left running" sh -c "! pgrep -f '^$KERNEL' >/dev/null"
+unset SWEETSPOT_FAULT
+done_testing

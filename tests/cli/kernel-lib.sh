@@ -1,0 +1,62 @@
+# tests/cli/kernel-lib.sh: helpers shared by the kernel-*.t tests (sourced
+# after tests/lib/tap.sh). JSON lines are read with awk: jq and python are
+# not among the packages CI installs.
+
+KERNEL=$BIN/sweetspot-kernel
+
+# kernel_run NP ARGS...: the kernel under real mpirun on this machine, JSON
+# in $TMP/out, the table and messages in $TMP/err; a time limit so a hang
+# fails the test instead of stalling the suite. Returns the exit status.
+kernel_run() {
+	kr_np=$1; shift
+	timeout -k 5 120 sh -c '
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		OMPI_MCA_rmaps_base_oversubscribe=1 \
+		OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
+		exec mpirun -np "$@"' sh "$kr_np" "$KERNEL" "$@" >"$TMP/out" 2>"$TMP/err"
+}
+
+# json_field FILE KEY: the value of KEY on each line (numbers, true/false,
+# or a string without its quotes).
+json_field() {
+	awk -v k="$2" '{
+		if (match($0, "\"" k "\":(\"[^\"]*\"|[^,}]*)")) {
+			v = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
+			gsub(/"/, "", v); print v
+		} else print "MISSING"
+	}' "$1"
+}
+
+# check_records FILE: every record's formulas recomputed from its own raw
+# times, the spread ordered, and every field of the contract present.
+# Prints one line per problem; silent when all is well.
+check_records() {
+	awk '
+	function num(k,   s) {
+		if (!match($0, "\"" k "\":-?[0-9.]+")) { bad = bad " missing:" k; return 0 }
+		s = substr($0, RSTART, RLENGTH); sub(/^[^:]*:/, "", s); return s + 0
+	}
+	function has(k) { if (index($0, "\"" k "\":") == 0) bad = bad " missing:" k }
+	function near(got, want, tol, what) {
+		d = got - want; if (d < 0) d = -d
+		if (d > tol) bad = bad sprintf(" %s=%.3f want %.3f", what, got, want)
+	}
+	{
+		bad = ""
+		split("schema mode collective algorithm assignment bytes hosts workers iterations warmup transport device nodes ppn host_source valid rank_hosts", f, " ")
+		for (i in f) has(f[i])
+		ref = num("ref_us"); comm = num("comm_us"); comp = num("compute_us")
+		tot = num("total_us"); mn = num("total_us_min"); md = num("total_us_median"); mx = num("total_us_max")
+		m = comm > comp ? comm : comp
+		want = m > 0 ? ref / m * 100 : 0
+		near(num("oe_paper"), want, 0.02 + 0.001 * want + 0.0005 * 100 * (1 + want / 100) / (m > 0 ? m : 1), "oe_paper")
+		want = tot > 0 ? ref / tot * 100 : 0; if (want > 100) want = 100
+		near(num("oe_measured"), want, 0.02 + 0.001 * want + 0.1 / (tot > 0 ? tot : 1), "oe_measured")
+		lo = comm < comp ? comm : comp
+		want = lo > 0 ? (comm + comp - tot) / lo : 0
+		if (want < 0) want = 0; if (want > 1) want = 1
+		near(num("overlap"), 100 * want, 0.02 + 0.2 / (lo > 0 ? lo : 1), "overlap")
+		if (!(mn <= md && md <= mx && mn <= tot + 0.001 && tot <= mx + 0.001)) bad = bad " spread out of order"
+		if (bad != "") print NR ":" bad
+	}' "$1"
+}
