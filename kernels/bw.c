@@ -41,6 +41,7 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	}
 	ret = -1;
 	ri->device = t->device;
+	fault_hang(o, rank);
 	if (rank == 0) {
 		pattern_fill(t->base, m, 0, seq);
 		if (t->ops->sync(t))
