@@ -95,18 +95,21 @@ static const char *op_name(enum ibv_wr_opcode op)
 	return op == IBV_WR_RDMA_READ ? "RDMA READ" : "RDMA WRITE";
 }
 
-/* Prints "sweetspot-kernel: rank R: <message>" and returns -1. */
+/* Prints "sweetspot-kernel: rank R: <message>" and returns -1. One write,
+ * so that the lines of ranks failing together do not interleave. */
 static int verr(const struct verbs *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int verr(const struct verbs *v, const char *fmt, ...)
 {
+	char line[512];
 	va_list ap;
+	int n = snprintf(line, sizeof(line), "sweetspot-kernel: rank %d: ", v->t.rank);
 
-	fprintf(stderr, "sweetspot-kernel: rank %d: ", v->t.rank);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	strcat(line, "\n");
+	fputs(line, stderr);
 	return -1;
 }
 

@@ -8,7 +8,7 @@
 # package cannot be had here.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 RXE=$ROOT/tests/testbed/rxe
-LIMIT=${SWEETSPOT_GUEST_LIMIT:-480}
+LIMIT=${SWEETSPOT_GUEST_LIMIT:-900}
 
 command -v qemu-system-x86_64 >/dev/null 2>&1 || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 command -v mpicc >/dev/null 2>&1 || skip_all "no mpicc (apt-get install libopenmpi-dev)"
