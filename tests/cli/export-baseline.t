@@ -20,7 +20,7 @@ ok "the dry run wrote nothing" [ ! -e "$DB" ]
 exits_with 0 "baseline: default, 6 and 8" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
 like "$TMP/out" "^baseline run [0-9]+: 3 launches, 0 failed$" "three launches"
 exits_with 0 "again: nothing measured twice" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
-like "$TMP/err" "^$|^sweetspot" "no launch the second time" 
+ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
 exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
 alg=$(sed 's/#.*//; /^[[:space:]]*$/d' "$TMP/rules" | awk 'NR > 5 && $1 <= 65536 { a = $2 } END { print a }')
 ok "64K goes to a measured choice ($alg)" [ "$alg" = 0 ] || [ "$alg" = 6 ] || [ "$alg" = 8 ]
