@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "error.h"
 #include "parse.h"
+#include "recommend.h"
 #include "spec.h"
 #include "store.h"
 #include "strvec.h"
@@ -325,7 +326,12 @@ int cmd_baseline(int argc, char **argv)
 		error("baseline: %s lists no collective the mpi mode measures (bcast, gather, allgather)", path);
 		goto out;
 	}
-	key = xasprintf("%s:baseline", path);
+	{
+		char *abs = spec_run_key(path);
+
+		key = xasprintf("%s:baseline", abs);
+		free(abs);
+	}
 	if (!dry) {
 		if (store_open(db, STORE_CREATE, &st))
 			goto out;

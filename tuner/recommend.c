@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -302,6 +303,13 @@ void decisions_from_points(const struct store_point *pts, size_t n, struct decis
 	build_mpi(pts, n, d);
 }
 
+char *spec_run_key(const char *spec_path)
+{
+	char *k = realpath(spec_path, NULL);
+
+	return k ? k : xstrdup(spec_path);
+}
+
 static int is_baseline(const struct store_run *r)
 {
 	size_t n = r->spec_path ? strlen(r->spec_path) : 0;
@@ -319,10 +327,12 @@ static int find_run(struct store *st, const char *spec_path, int baseline, struc
 	int got;
 
 	if (spec_path) {
-		char *key = baseline ? xasprintf("%s:baseline", spec_path) : xstrdup(spec_path);
+		char *abs = spec_run_key(spec_path);
+		char *key = baseline ? xasprintf("%s:baseline", abs) : xstrdup(abs);
 
 		got = store_latest_run(st, key, r);
 		free(key);
+		free(abs);
 		return got;
 	}
 	got = store_latest_run(st, NULL, &last);
