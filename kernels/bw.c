@@ -37,6 +37,7 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	if (t->ops->init(t, &cfg, world))
 		goto out;
 	ri->device = t->device;
+	fault_hang(o, rank);
 	if (rank == 0) {
 		pattern_fill(t->base, m, 0, seq);
 		if (t->ops->sync(t))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "validate.h"
 
@@ -32,6 +33,13 @@ int nb_barrier(MPI_Comm comm)
 		else
 			nanosleep(&nap, NULL);
 	}
+}
+
+void fault_hang(const struct kopts *o, int rank)
+{
+	if ((o->faults & FAULT_HANG) && rank == 0)
+		for (;;)
+			sleep(60);
 }
 
 /* The sink keeps the compiler from dropping the loop. */

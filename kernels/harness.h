@@ -43,6 +43,10 @@ struct point_result {
 /* A barrier that tests with short sleeps in between instead of spinning. */
 int nb_barrier(MPI_Comm comm);
 
+/* SWEETSPOT_FAULT=hang: rank 0 sleeps for ever once set up, so that
+ * launchers' time limits can be tested. Returns at once otherwise. */
+void fault_hang(const struct kopts *o, int rank);
+
 /* Measures this rank's dummy compute rate (units per microsecond). */
 void compute_calibrate(struct kctx *k);
 /* Runs n units of the dummy compute. */

@@ -27,8 +27,11 @@ static void algorithm_of(enum coll c, char *buf, size_t len)
 		snprintf(buf, len, "default");
 }
 
+/* corrupt: flip one byte of the data one rank sends in the last iteration
+ * (the root for bcast, the last rank otherwise), for the fault test. */
 static int mpi_point(MPI_Comm world, const struct kopts *o, enum coll c, size_t m,
-		     char *sendbuf, char *recvbuf, uint64_t *seq, struct mpi_result *res)
+		     char *sendbuf, char *recvbuf, uint64_t *seq, int corrupt,
+		     struct mpi_result *res)
 {
 	int rank, size, n = o->warmup + o->iterations, rc = MPI_SUCCESS;
 	double *times = malloc((size_t)o->iterations * sizeof(*times));
@@ -50,6 +53,8 @@ static int mpi_point(MPI_Comm world, const struct kopts *o, enum coll c, size_t 
 			else if (c != COLL_BCAST)
 				pattern_fill(sendbuf, m, rank, *seq);
 		}
+		if (corrupt && i == n - 1 && rank == (c == COLL_BCAST ? 0 : size - 1))
+			(c == COLL_BCAST ? recvbuf : sendbuf)[m / 2] ^= 0x5a;
 		nb_barrier(world);
 		t0 = MPI_Wtime();
 		switch (c) {
@@ -106,7 +111,7 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 	uint64_t mmax = 0;
 	uint64_t seq = 0;
 	char *sendbuf, *recvbuf;
-	int size, invalid = 0, ret = -1;
+	int size, invalid = 0, ret = -1, corrupt = !!(o->faults & FAULT_FLIP_BYTE);
 
 	MPI_Comm_size(world, &size);
 	for (size_t z = 0; z < o->nsizes; z++)
@@ -118,6 +123,12 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 		abort();
 	memset(sendbuf, 0, mmax);
 	memset(recvbuf, 0, mmax * (uint64_t)size);
+	{
+		int rank;
+
+		MPI_Comm_rank(world, &rank);
+		fault_hang(o, rank);
+	}
 	if (out)
 		out_mpi_header(stderr, ri);
 	for (int c = 0; c < COLL_N; c++) {
@@ -127,12 +138,17 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 			struct mpi_result r = { .coll = c, .bytes = o->sizes[z] };
 
 			algorithm_of(c, r.algorithm, sizeof(r.algorithm));
-			if (mpi_point(world, o, c, o->sizes[z], sendbuf, recvbuf, &seq, &r))
+			if (mpi_point(world, o, c, o->sizes[z], sendbuf, recvbuf, &seq, corrupt, &r))
 				goto out;
+			corrupt = 0;
 			invalid |= !r.valid;
 			if (out) {
 				out_mpi_json(out, ri, &r);
 				out_mpi_row(stderr, &r);
+				if (!r.valid)
+					fprintf(stderr, "sweetspot-kernel: MPI %s %llu B: INVALID: rank %d, first bad byte at offset %lld (block of rank %d)\n",
+						coll_names[c], (unsigned long long)r.bytes, r.bad_rank,
+						r.bad_offset, r.bad_src);
 			}
 		}
 	}

@@ -6,7 +6,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "assign.h"
 #include "coll.h"
@@ -95,9 +94,7 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 	if (k.t->ops->init(k.t, &cfg, world))
 		goto out_free;
 	ri->device = k.t->device;
-	if ((o->faults & FAULT_HANG) && k.rank == 0)
-		for (;;)
-			sleep(60);	/* for launchers' time limits: never returns */
+	fault_hang(o, k.rank);
 	compute_calibrate(&k);
 	if (out)
 		out_point_header(stderr, ri);

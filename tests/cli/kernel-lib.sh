@@ -9,11 +9,17 @@ KERNEL=$BIN/sweetspot-kernel
 # fails the test instead of stalling the suite. Returns the exit status.
 kernel_run() {
 	kr_np=$1; shift
+	mpirun_run "$kr_np" "$KERNEL" "$@"
+}
+
+# mpirun_run NP MPIRUN-ARGS...: the same, with mpirun's own options first
+# (the program is among the arguments).
+mpirun_run() {
 	timeout -k 5 120 sh -c '
 		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		OMPI_MCA_rmaps_base_oversubscribe=1 \
 		OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
-		exec mpirun -np "$@"' sh "$kr_np" "$KERNEL" "$@" >"$TMP/out" 2>"$TMP/err"
+		exec mpirun -np "$@"' sh "$@" >"$TMP/out" 2>"$TMP/err"
 }
 
 # json_field FILE KEY: the value of KEY on each line (numbers, true/false,

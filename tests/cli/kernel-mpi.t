@@ -1,0 +1,46 @@
+#!/bin/sh
+# tests/cli/kernel-mpi.t: the host-only baseline, --mode mpi: every rank a
+# host, the MPI library's own MPI_Bcast, MPI_Gather and MPI_Allgather, under
+# real mpirun, validated; the coll/tuned algorithm Open MPI is told to use
+# is recorded. Offloaded records say "mode":"offload".
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/cli/kernel-lib.sh"
+
+plan 15
+
+kernel_run 5 --mode mpi -c bcast,gather,allgather -m 4K:16K -i 4 -x 1
+is "$?" 0 "mpi mode: exit 0"
+is "$(wc -l <"$TMP/out" | tr -d ' ')" 9 "3 collectives x 3 sizes"
+is "$(json_field "$TMP/out" mode | sort -u)" mpi '"mode":"mpi"'
+is "$(json_field "$TMP/out" valid | sort -u)" true "every record validated"
+is "$(json_field "$TMP/out" algorithm | sort -u)" default "algorithm: default"
+is "$(json_field "$TMP/out" ranks | sort -u) $(json_field "$TMP/out" workers | sort -u)" "5 0" "5 ranks, no workers"
+is "$(json_field "$TMP/out" collective | tr '\n' ' ')" "bcast bcast bcast gather gather gather allgather allgather allgather " \
+	"each collective at each size"
+is "$(awk '/"avg_us":[0-9.]+,/ && /"total_us_min":[0-9.]+,/ && /"total_us_median":[0-9.]+,/ &&
+	/"total_us_max":[0-9.]+,/ && /"bytes":[0-9]+,/ { n++ }
+	{ h = $0; sub(/.*"rank_hosts":\[/, "", h); if (split(h, a, ",") == 5) r++ }
+	END { print n + 0, r + 0 }' "$TMP/out")" "9 9" \
+	"avg_us, the spread, bytes and 5 rank_hosts in every record"
+like "$TMP/err" '^allgather +default +16K ' "table on stderr"
+
+# Open MPI told to use bcast algorithm 1 (basic linear) through --mca.
+mpirun_run 4 --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_bcast_algorithm 1 \
+	"$KERNEL" --mode mpi -c bcast,gather -m 8K -i 3 -x 1
+is "$?" 0 "tuned bcast algorithm: exit 0"
+is "$(json_field "$TMP/out" algorithm | tr '\n' ' ')" "tuned:1 default " \
+	"bcast records tuned:1, gather (not forced) default"
+
+SWEETSPOT_FAULT=flip-byte
+export SWEETSPOT_FAULT
+kernel_run 4 --mode mpi -c gather,allgather -m 4K -i 3 -x 1
+is "$?" 1 "mpi mode, flip-byte: exit 1"
+is "$(json_field "$TMP/out" valid | tr '\n' ' ')" "false true " "the first point invalid, the next valid"
+is "$(head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*')" \
+	'"bad_rank":0,"bad_source":3,"bad_offset":14336' "root saw rank 3's block wrong at 3 x 4K + 2K"
+unset SWEETSPOT_FAULT
+
+kernel_run 4 -t rma -c gather -m 4K -i 2 -x 0
+is "$(json_field "$TMP/out" mode)" offload '"mode":"offload" in offloaded records'
+
+done_testing
