@@ -287,6 +287,12 @@ int launch_spawn(const struct launch_child *c, struct launch_result *r)
 
 	/* A process left in the group (a daemon of the launcher, a hung rank)
 	 * would hold the log open and the machine busy: it goes too. */
+	for (int i = 0; i < 10 && group_has_live(pid); i++) {
+		/* a helper may be exiting on its own; give it a moment */
+		struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ms10, NULL);
+	}
 	if (group_has_live(pid)) {
 		r->strays = 1;
 		kill(-pid, SIGKILL);

@@ -138,8 +138,9 @@ left=$({
 is "$left" 0 "... leaving no daemon, step or task behind"
 diag "whole test: $(($(date +%s) - start)) s"
 if [ "$tap_failed" -gt 0 ]; then
-	for f in "$CLUSTER"/log/slurmctld.log "$TMP"/*.out; do
-		[ -r "$f" ] && diag "--- $f" && tail -n 15 "$f" | sed 's/^/#   /'
+	# On stderr, which prove shows without -v.
+	for f in "$CLUSTER"/log/slurmctld.log "$TMP"/*.out "$TMP"/*.log; do
+		[ -r "$f" ] && { echo "--- $f"; tail -n 15 "$f"; } >&2
 	done
 fi
 done_testing
