@@ -6,7 +6,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 16
+plan 18
 
 SWEETSPOT_FAULT=flip-byte
 export SWEETSPOT_FAULT
@@ -49,14 +49,30 @@ SWEETSPOT_FAULT=flip-byte
 kernel_run 7 -t rma -w 2 -c bcast -m 4K -i 3 -x 1 --no-validate
 is "$? $(json_field "$TMP/out" valid)" "0 true" "--no-validate: no check, exit 0"
 
-# hang: rank 0 sleeps after setup; a time limit must end it (124 = timed out).
+# hang: rank 0 sleeps after setup; a time limit must end it (124 = timed
+# out). Meanwhile ranks 1 and 2 wait for it in a barrier: they must not
+# spin. Their CPU time over 2 s (from /proc) stays far below 2 s each.
 SWEETSPOT_FAULT=hang
-start=$(date +%s)
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
 OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
-	timeout -k 5 4 mpirun -np 3 "$KERNEL" -t rma -m 4K -i 2 -x 0 >"$TMP/out" 2>"$TMP/err"
+	timeout -k 5 7 mpirun -np 3 "$KERNEL" -t rma -m 4K -i 2 -x 0 >"$TMP/out" 2>"$TMP/err" &
+job=$!
+cpu_ticks() {
+	for p in $(pgrep -f "^$KERNEL"); do cat "/proc/$p/stat" 2>/dev/null; done |
+		awk '{ sub(/^.*\) /, ""); t += $12 + $13 } END { print t + 0 }'
+}
+sleep 2.5
+n=$(pgrep -f "^$KERNEL" | wc -l)
+t1=$(cpu_ticks)
+sleep 2
+t2=$(cpu_ticks)
+wait $job
 is "$?" 124 "hang: still running at the time limit"
 is "$(wc -c <"$TMP/out" | tr -d ' ')" 0 "hang: no record"
+hz=$(getconf CLK_TCK)
+is "$n" 3 "hang: the 3 ranks were running"
+ok "waiting ranks do not spin: $((t2 - t1)) ticks of $((2 * 2 * hz)) in 2 s" \
+	test $((t2 - t1)) -lt $((2 * 2 * hz / 4))
 sleep 1
 ok "hang: no kernel left running" sh -c "! pgrep -f '^$KERNEL' >/dev/null"
 unset SWEETSPOT_FAULT

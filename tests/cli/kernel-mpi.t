@@ -6,7 +6,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 15
+plan 18
 
 kernel_run 5 --mode mpi -c bcast,gather,allgather -m 4K:16K -i 4 -x 1
 is "$?" 0 "mpi mode: exit 0"
@@ -42,5 +42,14 @@ unset SWEETSPOT_FAULT
 
 kernel_run 4 -t rma -c gather -m 4K -i 2 -x 0
 is "$(json_field "$TMP/out" mode)" offload '"mode":"offload" in offloaded records'
+
+# --mode bw: the transport's write path alone, rank 0 to rank 1 (what the
+# benchmark sets beside memcpy); the written block is checked at rank 1.
+kernel_run 2 --mode bw -t rma -m 64K -i 20 -x 2
+is "$?" 0 "bw mode: exit 0"
+like "$TMP/out" '^\{"schema":1,"mode":"bw","transport":"rma","device":"","bytes":65536,"iterations":20,"warmup":2,"us_per_write":[0-9.]+,"bytes_per_s":[1-9][0-9]*,"valid":true\}$' \
+	"bw mode: one record with a figure, validated"
+kernel_run 1 --mode bw -t rma -m 64K
+is "$?" 2 "bw mode needs 2 ranks"
 
 done_testing
