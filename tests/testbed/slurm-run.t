@@ -1,0 +1,175 @@
+#!/bin/sh
+# tests/testbed/slurm-run.t: `sweetspot run` and `submit` against real
+# launchers. First the mpirun launcher on made-up host names (fake-ssh
+# makes them real here): every rank runs where the plan puts it. Then a
+# Slurm cluster on this machine (slurm-cluster.sh: munge, slurmctld, host
+# and DPU nodes): a sweep with the srun launcher inside an allocation, every
+# rank on its planned node; `submit --wait` end to end, in one job and in
+# chained chunks; a sweep killed with SIGKILL at random moments and run
+# again until done holds exactly the plan's points, none twice; a hanging
+# kernel is killed at its time limit, recorded as timed out, and the sweep
+# goes on; a corrupted byte is recorded as invalid, never as a result. The
+# cluster is torn down at the end, on failure too.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "the Slurm testbed runs slurmd and munged, which needs root"
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
+
+CLUSTER=$TMP/cluster
+cleanup() {
+	sh "$ROOT/tests/testbed/slurm-cluster.sh" down "$CLUSTER" >/dev/null 2>&1
+	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+plan 34
+
+# spec NODES LAUNCHER EXTRA REPS LIMIT: 2 nodes x 2 PPN, workers on their DPUs
+# (1 and 2 workers: 2 layouts), 2 points a launch.
+spec() {
+	cat <<EOF
+system = {
+	name = "t"; nodes = "$1"; ppn = 2;
+	dpu = { suffix = "-bf"; cores = 2; };
+	host_bin = "$BIN/sweetspot-kernel";
+	dpu_bin = "$BIN/sweetspot-kernel";
+	launcher = "$2";
+	$3
+};
+sweep = {
+	collectives = [ "bcast" ]; algorithms = [ "direct" ];
+	assignments = [ "block", "cyclic" ];
+	sizes = "4K";
+	wpn = [ 1 ]; workers = [ 1, 2 ];
+	placement = [ "dpu" ];
+	iterations = 3; warmup = 1; repetitions = $4;
+	time_limit = $5;
+	transport = "rma";
+};
+EOF
+}
+q() { sqlite3 "$DB" "$1"; }
+# why: the reasons and log tails of failed launches in $DB, for the TAP output.
+why() {
+	sqlite3 -separator ' ' "$DB" "SELECT layout, repetition, reason, log_path FROM launches
+		WHERE NOT ok" 2>/dev/null | while read -r lay rep reason; do
+		diag "failed: $lay r$rep: $reason"
+		log=${reason##* }
+		[ -f "$log" ] && tail -5 "$log" | sed 's/^/#     | /'
+	done
+}
+measurements() { sweetspot plan "$1" --json | sed -n 's/.*"measurements":\([0-9]*\).*/\1/p'; }
+launches() { sweetspot plan "$1" --json | sed -n 's/.*"launches":\([0-9]*\).*/\1/p'; }
+
+# placement_ok DB RUN: every valid point's rank_hosts is its launch's slurm.hostfile.
+placement_ok() {
+	sqlite3 -separator ' ' "$1" "SELECT p.rank_hosts, l.log_path FROM points p JOIN launches l
+		ON l.id = p.launch WHERE p.run = $2 AND p.valid" >"$TMP/ph" || return 1
+	[ -s "$TMP/ph" ] || return 1
+	while read -r hosts log; do
+		want=$(tr '\n' ',' <"$(dirname "$log")/slurm.hostfile" | sed 's/,$//')
+		got=$(printf '%s' "$hosts" | tr -d '[]"')
+		[ "$got" = "$want" ] || { diag "ran on $got, planned $want"; return 1; }
+	done <"$TMP/ph"
+}
+
+# ---- mpirun on fake host names ------------------------------------------
+unset SLURM_JOB_ID
+DB=$TMP/fake.db
+spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
+	\"--mca\", \"btl\", \"self,tcp\", \"--mca\", \"osc\", \"pt2pt\",
+	\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\" ];" 1 60 >"$TMP/fake.cfg"
+exits_with 0 "mpirun on fake hosts: the sweep" sweetspot run "$TMP/fake.cfg" --db "$DB"
+is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/fake.cfg")" "every point stored, valid"
+is "$(q "SELECT count(DISTINCT host_source) || host_source FROM points")" "1SWEETSPOT_HOSTNAME" \
+	"the ranks knew their fake host"
+ok "every rank ran on its planned (fake) host" placement_ok "$DB" 1
+
+# ---- the Slurm cluster -----------------------------------------------------
+start=$(date +%s)
+exits_with 0 "the cluster comes up" sh "$ROOT/tests/testbed/slurm-cluster.sh" up "$CLUSTER"
+eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
+diag "cluster up in $(($(date +%s) - start)) s"
+ALLOC="--nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2"
+
+# srun inside an allocation
+DB=$TMP/srun.db
+spec "n[1-2]" mpirun "" 1 60 >"$TMP/s.cfg"
+exits_with 0 "srun: a sweep inside an allocation" salloc -Q $ALLOC sweetspot run "$TMP/s.cfg" --db "$DB"
+is "$(q "SELECT launcher FROM runs")" "srun" "srun chosen inside the allocation"
+like "$TMP/err" "^\[2/2\] " "progress lines"
+is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/s.cfg")" "every point stored"
+why
+ok "argv is srun --mpi=pmix" test "$(q "SELECT count(*) FROM launches WHERE argv LIKE 'srun --mpi=pmix%'")" -eq 2
+is "$(q "SELECT DISTINCT host_source FROM points")" "SLURMD_NODENAME" "ranks report their Slurm node"
+ok "every rank ran on its planned node" placement_ok "$DB" 1
+like "$TMP/out" "^run 1: 2 of 2 launches, 0 failed" "summary"
+ok "the Slurm version was recorded" test -n "$(q 'SELECT slurm_version FROM runs')"
+
+# submit --wait, one job
+DB=$TMP/submit.db
+exits_with 0 "submit --wait" sweetspot submit "$TMP/s.cfg" --wait --db "$DB"
+like "$TMP/out" "^submitted job [0-9]+ \(chunk 1 of 1\)" "job id shown"
+is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/s.cfg")" "the job stored every point"
+why
+is "$(q 'SELECT count(*) || exit_status FROM jobs')" "10" "the job recorded, exit status 0"
+ok "the job's sweep ran with srun" test "$(q "SELECT launcher FROM runs")" = srun
+
+# submit --wait, chained chunks (4 launches in 2 jobs)
+DB=$TMP/chunks.db
+spec "n[1-2]" mpirun "" 2 60 >"$TMP/c.cfg"
+exits_with 0 "submit --chunks 2 --wait" sweetspot submit "$TMP/c.cfg" --chunks 2 --wait --db "$DB"
+like "$TMP/out" "chunk 2 of 2, after [0-9]+" "the second job is chained after the first"
+is "$(q 'SELECT count(*) FROM jobs')" "2" "two jobs recorded"
+is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/c.cfg")" "together they stored every point"
+why
+is "$(q 'SELECT count(*) FROM runs')" "1" "the second job continued the first one's run"
+
+# resume after SIGKILL at random moments
+DB=$TMP/kill.db
+spec "n[1-2]" mpirun "" 3 60 >"$TMP/k.cfg"
+kills=0
+for extra in $(awk 'BEGIN { srand(); for (i = 0; i < 3; i++) printf "%.1f\n", rand() * 2 }'); do
+	before=$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)
+	salloc -Q $ALLOC sh -c 'echo $$ >"$1"; exec "$2" run "$3" --db "$4"' sh \
+		"$TMP/pid" "$BIN/sweetspot" "$TMP/k.cfg" "$DB" >/dev/null 2>&1 &
+	# Kill at a random moment after this attempt recorded a launch of its
+	# own: mid-sweep, during a launch or while one is being stored.
+	i=0
+	while [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -le "$before" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep "$extra"
+	if [ -s "$TMP/pid" ] && kill -9 "$(cat "$TMP/pid")" 2>/dev/null; then
+		kills=$((kills + 1))
+		diag "SIGKILL $extra s after launch $((before + 1)) was stored: $(q 'SELECT count(*) FROM launches') recorded"
+	fi
+	wait
+	rm -f "$TMP/pid"
+done
+ok "killed mid-sweep at least twice" test "$kills" -ge 2
+exits_with 0 "then run to the end" salloc -Q $ALLOC sweetspot run "$TMP/k.cfg" --db "$DB"
+is "$(q 'SELECT count(*) FROM points')" "$(measurements "$TMP/k.cfg")" "exactly the plan's points"
+why
+is "$(q 'SELECT count(*) FROM (SELECT DISTINCT layout, repetition, collective, algorithm, assignment, bytes FROM points)')" \
+	"$(measurements "$TMP/k.cfg")" "none twice"
+is "$(q 'SELECT count(*) FROM launches')" "$(launches "$TMP/k.cfg")" "no launch recorded twice"
+
+# a hanging kernel: killed at the time limit, recorded, the sweep goes on
+DB=$TMP/hang.db
+spec "n[1-2]" mpirun "" 1 4 >"$TMP/h.cfg"
+SWEETSPOT_FAULT=hang salloc -Q $ALLOC sweetspot run "$TMP/h.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err"
+is "$?" "1" "hang: run exits 1"
+is "$(q 'SELECT count(*) FROM launches WHERE timed_out AND NOT ok')" "2" "both launches timed out, the sweep went on"
+
+# a corrupted byte: invalid, never a result
+DB=$TMP/flip.db
+SWEETSPOT_FAULT=flip-byte salloc -Q $ALLOC sweetspot run "$TMP/s.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err"
+is "$?" "1" "flip-byte: run exits 1"
+ok "invalid points recorded" test "$(q 'SELECT count(*) FROM points WHERE NOT valid')" -ge 1
+sweetspot results --db "$DB" --csv >"$TMP/res.csv"
+ok "none of them among the results" sh -c "! grep -q ',0\$' '$TMP/res.csv'"
+
+done_testing
