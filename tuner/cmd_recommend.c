@@ -64,9 +64,14 @@ static int ensure_results(const struct spec *s, const struct plan *p, const char
 	int have = 0, ret;
 
 	if (!access(db, F_OK)) {
-		if (store_open(db, STORE_RDONLY, &st))
+		char *key = spec_run_key(spec_path);
+
+		if (store_open(db, STORE_RDONLY, &st)) {
+			free(key);
 			return -1;
-		have = store_latest_run(st, spec_path, &run);
+		}
+		have = store_latest_run(st, key, &run);
+		free(key);
 		store_run_release(&run);
 		store_close(st);
 		if (have < 0)

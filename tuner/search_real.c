@@ -5,6 +5,7 @@
 
 #include "child.h"
 #include "error.h"
+#include "recommend.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -93,6 +94,7 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 	struct store_run run = { 0 };
 	struct collect col = { r->sp, id, (int)rep + 1, oe, 0 };
 	int status, ret = -1, got;
+	char *key;
 
 	for (size_t g = 0; g < r->sp->ngroups; g++)
 		oe[g] = NAN;
@@ -116,7 +118,9 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		r->failed++;
 	if (store_open(r->db, STORE_RDONLY, &st))
 		goto out;
-	got = store_latest_run(st, r->spec_path, &run);
+	key = spec_run_key(r->spec_path);
+	got = store_latest_run(st, key, &run);
+	free(key);
 	if (got <= 0) {
 		if (!got)
 			error("%s: no run of %s after measuring %s", r->db, r->spec_path, id);
