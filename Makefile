@@ -4,7 +4,7 @@
 #   make            build bin/sweetspot and bin/sweetspot-kernel
 #   make check      run every test under prove (TAP)
 #   make bench      run the benchmarks, printing measured ratios
-#   make demo       a local sweep into results/sweetspot.db, and its table
+#   make demo       a local sweep into results/sweetspot.db, its table, a recommendation
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured
 
 PREFIX  ?= /usr/local
@@ -50,12 +50,13 @@ install: programs
 	install -m 0644 profiles/*.cfg $(DESTDIR)$(DATADIR)/profiles/
 
 # The main job: a local sweep (Open MPI on this machine, onload workers) kept
-# in results/sweetspot.db, then its table. Running it again resumes: what is
+# in results/sweetspot.db, then its table and the recommendation. Running it again resumes: what is
 # already measured is not measured twice.
 DEMO_DB := results/sweetspot.db
 demo: programs
 	$(BIN)/sweetspot run profiles/local.cfg --db $(DEMO_DB)
 	$(BIN)/sweetspot results --db $(DEMO_DB)
+	$(BIN)/sweetspot recommend profiles/local.cfg --db $(DEMO_DB)
 
 clean:
 	rm -rf $(BUILD) $(BIN)

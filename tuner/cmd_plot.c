@@ -7,6 +7,7 @@
 #include "error.h"
 #include "parse.h"
 #include "plot.h"
+#include "recommend.h"
 #include "replay.h"
 #include "store.h"
 #include "strvec.h"
@@ -127,7 +128,10 @@ int cmd_plot(int argc, char **argv)
 		if (run_id)
 			r = store_get_run(st, run_id, &run);
 		else {
-			r = spec ? store_latest_run(st, spec, &run) : 0;
+			char *key = spec ? spec_run_key(spec) : NULL;
+
+			r = key ? store_latest_run(st, key, &run) : 0;
+			free(key);
 			if (!r)
 				r = store_latest_run(st, NULL, &run);
 		}

@@ -18,6 +18,7 @@ const struct command commands[] = {
 	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
 	{ "recommend", cmd_recommend, "the best configuration per collective and size band, and how to launch it" },
+	{ "baseline", cmd_baseline, "measure Open MPI's own algorithms on the hosts alone (for the rules)" },
 	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
 	{ "plot", cmd_plot, "draw offload efficiency and runtime figures (PNG, SVG) with gnuplot" },
 	{ NULL, NULL, NULL },

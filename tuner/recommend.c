@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -302,37 +303,99 @@ void decisions_from_points(const struct store_point *pts, size_t n, struct decis
 	build_mpi(pts, n, d);
 }
 
+char *spec_run_key(const char *spec_path)
+{
+	char *k = realpath(spec_path, NULL);
+
+	return k ? k : xstrdup(spec_path);
+}
+
+static int is_baseline(const struct store_run *r)
+{
+	size_t n = r->spec_path ? strlen(r->spec_path) : 0;
+
+	return n >= 9 && !strcmp(r->spec_path + n - 9, ":baseline");
+}
+
+/* The latest run of spec_path (any spec when NULL) that is, or is not, an
+ * Open MPI baseline (`sweetspot baseline` records SPEC:baseline). 1 and *r,
+ * 0 none, -1 error. */
+static int find_run(struct store *st, const char *spec_path, int baseline, struct store_run *r)
+{
+	struct store_run last = { 0 };
+	long long id;
+	int got;
+
+	if (spec_path) {
+		char *abs = spec_run_key(spec_path);
+		char *key = baseline ? xasprintf("%s:baseline", abs) : xstrdup(abs);
+
+		got = store_latest_run(st, key, r);
+		free(key);
+		free(abs);
+		return got;
+	}
+	got = store_latest_run(st, NULL, &last);
+	if (got <= 0)
+		return got;
+	for (id = last.id; id > 0; id--) {
+		got = id == last.id ? 1 : store_get_run(st, id, r);
+		if (id == last.id) {
+			*r = last;
+			memset(&last, 0, sizeof(last));
+		}
+		if (got < 0)
+			break;
+		if (got && is_baseline(r) == baseline)
+			return 1;
+		if (got)
+			store_run_release(r);
+		memset(r, 0, sizeof(*r));
+	}
+	store_run_release(&last);
+	return got < 0 ? -1 : 0;
+}
+
 int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 		      struct decisions *d)
 {
 	struct store *st = NULL;
-	struct store_run run = { 0 };
-	struct store_point *pts = NULL;
-	size_t n = 0;
-	int r, ret = -1;
+	struct store_run run = { 0 }, base = { 0 };
+	struct store_point *pts = NULL, *bpts = NULL, *all = NULL;
+	size_t n = 0, bn = 0;
+	int r = 0, rb = 0, ret = -1;
 
 	memset(d, 0, sizeof(*d));
 	if (store_open(db, STORE_RDONLY, &st))
 		return -1;
-	if (run_id > 0)
+	if (run_id > 0) {
 		r = store_get_run(st, run_id, &run);
-	else {
-		r = spec_path ? store_latest_run(st, spec_path, &run) : 0;
 		if (!r)
-			r = store_latest_run(st, NULL, &run);
-	}
-	if (r < 0)
-		goto out;
-	if (!r) {
-		if (run_id > 0)
 			error("%s: no run %lld", db, run_id);
-		else
+	} else {
+		/* The sweep's run, and the Open MPI baseline's run beside it. */
+		r = find_run(st, spec_path, 0, &run);
+		if (!r && spec_path)
+			r = find_run(st, NULL, 0, &run);
+		rb = find_run(st, spec_path, 1, &base);
+		if (!rb && spec_path)
+			rb = find_run(st, NULL, 1, &base);
+		if (!r && rb > 0) {
+			run = base;
+			memset(&base, 0, sizeof(base));
+			r = 1;
+			rb = 0;
+		}
+		if (!r)
 			error("%s: the database holds no run yet (measure with 'sweetspot run')", db);
-		goto out;
 	}
+	if (r <= 0 || rb < 0)
+		goto out;
 	if (store_load_points(st, run.id, STORE_VALID_ONLY, &pts, &n))
 		goto out;
-	if (!n) {
+	if (rb > 0 && store_load_points(st, base.id, STORE_VALID_ONLY, &bpts, &bn))
+		goto out;
+	if (!n && !bn) {
 		error("%s: run %lld holds no valid measurement", db, run.id);
 		goto out;
 	}
@@ -340,12 +403,22 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 	d->run = run.id;
 	d->spec_path = run.spec_path ? xstrdup(run.spec_path) : NULL;
 	d->spec_hash = run.spec_hash ? xstrdup(run.spec_hash) : NULL;
-	decisions_from_points(pts, n, d);
+	/* One array for both: the structs are copied, the strings stay theirs. */
+	all = xcalloc(n + bn + 1, sizeof(*all));
+	if (n)
+		memcpy(all, pts, n * sizeof(*all));
+	if (bn)
+		memcpy(all + n, bpts, bn * sizeof(*all));
+	decisions_from_points(all, n + bn, d);
 	ret = 0;
 out:
+	free(all);
 	if (pts)
 		store_points_free(pts, n);
+	if (bpts)
+		store_points_free(bpts, bn);
 	store_run_release(&run);
+	store_run_release(&base);
 	store_close(st);
 	return ret;
 }

@@ -64,6 +64,11 @@ struct band {
 	size_t nsizes;
 };
 
+/* The key runs of a spec are stored under: its absolute path (as `sweetspot
+ * run` records it), or the path as given when it cannot be resolved. The
+ * caller frees it. */
+char *spec_run_key(const char *spec_path);
+
 /* Builds decisions from points (valid ones only; invalid never win). */
 void decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d);
 

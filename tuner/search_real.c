@@ -5,12 +5,14 @@
 
 #include "child.h"
 #include "error.h"
+#include "recommend.h"
 #include "store.h"
 #include "strvec.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,6 +95,7 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 	struct store_run run = { 0 };
 	struct collect col = { r->sp, id, (int)rep + 1, oe, 0 };
 	int status, ret = -1, got;
+	char *key;
 
 	for (size_t g = 0; g < r->sp->ngroups; g++)
 		oe[g] = NAN;
@@ -105,6 +108,9 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 	}
 	c.argv = &av;
 	c.log = r->log;
+	/* A real search takes a while: say what it measures, one line per launch. */
+	fprintf(stderr, "sweetspot: search: launch %u: %s, repetition %u\n", ++r->launches, id,
+		rep + 1);
 	status = launch_spawn(&c, &res);
 	/* 0: the launch went well; 1: it failed and is recorded as failed. */
 	if (status != 0 && status != 1) {
@@ -116,7 +122,9 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		r->failed++;
 	if (store_open(r->db, STORE_RDONLY, &st))
 		goto out;
-	got = store_latest_run(st, r->spec_path, &run);
+	key = spec_run_key(r->spec_path);
+	got = store_latest_run(st, key, &run);
+	free(key);
 	if (got <= 0) {
 		if (!got)
 			error("%s: no run of %s after measuring %s", r->db, r->spec_path, id);

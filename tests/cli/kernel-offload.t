@@ -7,7 +7,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 22
+plan 27
 
 for w in 2 3; do
 	np=$((5 + w))
@@ -58,5 +58,24 @@ is "$(json_field "$TMP/out" nodes | sort -u) $(json_field "$TMP/out" ppn | sort 
 like "$TMP/out" '"rank_hosts":\["nodeA","nodeA","nodeA","nodeB","nodeB","nodeB","nodeA-bf","nodeB-bf"\]' \
 	"rank_hosts in rank order"
 KERNEL=$KERNEL_REAL
+
+# The rma transport copies directly between ranks of one node (a shared
+# memory window) and uses MPI_Rget/MPI_Rput between nodes. Two fake nodes
+# (the stand-in ssh, TCP only, the pt2pt one-sided component) exercise the
+# second path: every collective, validated.
+trap 'rm -rf "$TMP" /dev/shm/ompi-kA /dev/shm/ompi-kB' EXIT
+printf 'kA slots=4\nkB slots=4\n' >"$TMP/hostfile"
+mpirun_run 8 --mca plm_rsh_agent "$ROOT/tests/testbed/fake-ssh" --mca btl self,tcp \
+	--mca osc pt2pt --hostfile "$TMP/hostfile" --map-by node \
+	"$KERNEL" -t rma -w 2 -c bcast,gather,allgather -A block,locality -m 4K,16K -i 3 -x 1
+is "$?" 0 "two fake nodes, MPI_Rget/MPI_Rput: exit 0"
+is "$(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "16 true" \
+	"two fake nodes: 16 points, all valid"
+is "$(json_field "$TMP/out" nodes | sort -u)" 2 "two fake nodes: 2 nodes"
+# One node, but a one-sided component without shared windows: the
+# transport falls back to the window alone for every peer.
+mpirun_run 6 --mca osc pt2pt "$KERNEL" -t rma -w 2 -c gather,allgather -a direct,allin -m 8K -i 3 -x 1
+is "$?" 0 "no shared windows (osc pt2pt): exit 0"
+is "$(json_field "$TMP/out" valid | sort -u)" true "no shared windows: all valid"
 
 done_testing

@@ -17,7 +17,7 @@ cleanup() {
 	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
-plan 13
+plan 15
 
 # A probe that prints "RANK HOST" with the host the stand-in ssh reports.
 cat >"$TMP/probe.c" <<'C'
@@ -128,8 +128,16 @@ if [ -x "$BIN/sweetspot-kernel" ]; then
 	sweetspot plan --json "$TMP/kern.cfg" >"$TMP/plan.json"
 	is "$(grep -c '"rank_hosts"' "$TMP/kernel.out")" "$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/plan.json")" \
 		"the kernel measured as many points as the plan counts"
+
+	# profiles/local.cfg runs as shipped, on this host (its second layout).
+	sweetspot generate "$ROOT/profiles/local.cfg" -o "$TMP/local" >/dev/null
+	d=$TMP/local/n1-ppn4-w2-wpn2-onload
+	TMPDIR=$TMP/mpi mpirun_local --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/local.out" 2>"$TMP/mpirun.err"
+	is "$?" 0 "profiles/local.cfg runs with mpirun on localhost"
+	is "$(grep -c '"valid":true' "$TMP/local.out")" \
+		"$(awk -F'\t' '$1 == "n1-ppn4-w2-wpn2-onload" { print $9 }' "$TMP/local/layouts.tsv")" \
+		"every point of the layout measured and valid"
 else
-	skip "bin/sweetspot-kernel is not built"; skip "bin/sweetspot-kernel is not built"
-	skip "bin/sweetspot-kernel is not built"
+	fail "bin/sweetspot-kernel is not built"
 fi
 done_testing

@@ -26,7 +26,8 @@ runs=$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')
 is "$runs" "$n1" "each launch has its folder from sweetspot run"
 like "$DB.search.log" 'run 1:' "the runs' output is logged beside the database"
 
-exits_with 0 "the same search again" sweetspot search "$SPEC" --db "$DB" --json
+# The same spec by a relative path: runs are found by the spec's real path.
+exits_with 0 "the same search again" sh -c "cd '$ROOT' && sweetspot search tests/data/search-local.cfg --db '$DB' --json"
 is "$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')" "$runs" "nothing measured twice"
 exits_with 2 "a layout that is not in the plan" sweetspot run "$SPEC" --db "$DB" --only n9-ppn4-w1-wpn1-onload:1
 done_testing

@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/cli/export-baseline.t: `sweetspot baseline` measures Open MPI's own
+# bcast algorithms (each forced in its own launch, and Open MPI's choice)
+# into the database; export then writes the rules from the database, and
+# Open MPI running a one-bcast program under them moves exactly the bytes
+# that the chosen algorithm moves when forced (or, for "default", Open
+# MPI's own choice).
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
+command -v mpicc >/dev/null || skip_all "mpicc is not installed"
+plan 16
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+SPEC=$ROOT/tests/data/baseline-local.cfg
+DB=$TMP/b/s.db
+
+exits_with 0 "dry run" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8 --dry-run
+like "$TMP/out" "OMPI_MCA_coll_tuned_bcast_algorithm=8 mpirun .* --mode mpi -c bcast -m 4096,65536" "each algorithm forced in its launch"
+ok "the dry run wrote nothing" [ ! -e "$DB" ]
+exits_with 0 "baseline: default, 6 and 8" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
+like "$TMP/out" "^baseline run [0-9]+: 3 launches, 0 failed$" "three launches"
+exits_with 0 "again: nothing measured twice" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
+ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
+exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
+alg=$(sed 's/#.*//; /^[[:space:]]*$/d' "$TMP/rules" | awk 'NR > 5 && $1 <= 65536 { a = $2 } END { print a }')
+ok "64K goes to a measured choice ($alg)" sh -c "case '$alg' in 0|6|8) exit 0;; esac; exit 1"
+exits_with 0 "recommend beside the baseline (searching first)" sweetspot recommend "$SPEC" --db "$DB"
+like "$TMP/out" "^  bcast +4 ranks +64K: (default \(0\)|binomial \(6\)|scatter_allgather \(8\)), [0-9.]+ us" "the Open MPI baseline in the recommendation"
+exits_with 0 "ompi-json from the database" sweetspot export --format ompi-json --db "$DB" "$SPEC"
+like "$TMP/out" '"rule_file_version": 3' "JSON rules"
+
+cat >"$TMP/bcast.c" <<'CEOF'
+/* One MPI_Bcast of argv[1] bytes from rank 0, nothing else. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	char *buf = malloc(n);
+
+	MPI_Init(&argc, &argv);
+	memset(buf, 7, n);
+	MPI_Bcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+	MPI_Finalize();
+	free(buf);
+	return 0;
+}
+CEOF
+mpicc -o "$TMP/bcast" "$TMP/bcast.c" || skip_all "mpicc cannot build an MPI program"
+traffic() {
+	name=$1; shift
+	rm -f "$TMP"/mon.*
+	mpirun_local -np 4 --mca pml_monitoring_enable 2 --mca pml_monitoring_enable_output 3 \
+		--mca pml_monitoring_filename "$TMP/mon" "$@" "$TMP/bcast" 65536 2>>"$TMP/mpi.err"
+	cat "$TMP"/mon.*.prof | awk -F'\t' '$1 == "I" { print $2, $3, $4, $5 }' | sort >"$TMP/$name"
+	[ -s "$TMP/$name" ]
+}
+ok "traffic under the rules" traffic rules.t --mca coll_tuned_use_dynamic_rules 1 \
+	--mca coll_tuned_dynamic_rules_filename "$TMP/rules"
+if [ "$alg" = 0 ]; then
+	ok "traffic of Open MPI's own choice" traffic want.t
+else
+	ok "traffic with $alg forced" traffic want.t --mca coll_tuned_use_dynamic_rules 1 \
+		--mca coll_tuned_bcast_algorithm "$alg"
+fi
+ok "the same" cmp -s "$TMP/rules.t" "$TMP/want.t"
+done_testing
