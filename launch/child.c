@@ -8,6 +8,7 @@
 #define _GNU_SOURCE	/* posix_spawn_file_actions_addchdir_np (glibc >= 2.29) */
 #include "child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -119,6 +120,48 @@ static int wait_signal(const sigset_t *set, double until)
 	ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 	sig = sigtimedwait(set, NULL, &ts);
 	return sig < 0 ? 0 : sig;
+}
+
+/* Whether the process group still has a member that is not a zombie.
+ * kill(-pgid, 0) alone cannot tell: a launcher's orphaned helper lingers as
+ * a zombie until init reaps it (srun leaves one). Without /proc, assume so. */
+static int group_has_live(pid_t pgid)
+{
+	DIR *d;
+	struct dirent *e;
+	int live = 0;
+
+	if (kill(-pgid, 0))
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 1;
+	while (!live && (e = readdir(d))) {
+		char path[300], buf[512], state;
+		const char *p;
+		long ppid, pgrp;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* pid (comm) state ppid pgrp ...; comm may hold blanks and ')' */
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 &&
+		    pgrp == (long)pgid && state != 'Z' && state != 'X')
+			live = 1;
+	}
+	closedir(d);
+	return live;
 }
 
 int launch_spawn(const struct launch_child *c, struct launch_result *r)
@@ -244,7 +287,13 @@ int launch_spawn(const struct launch_child *c, struct launch_result *r)
 
 	/* A process left in the group (a daemon of the launcher, a hung rank)
 	 * would hold the log open and the machine busy: it goes too. */
-	if (!kill(-pid, 0)) {
+	for (int i = 0; i < 10 && group_has_live(pid); i++) {
+		/* a helper may be exiting on its own; give it a moment */
+		struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+		nanosleep(&ms10, NULL);
+	}
+	if (group_has_live(pid)) {
 		r->strays = 1;
 		kill(-pid, SIGKILL);
 		if (strlen(r->reason) + 40 < sizeof(r->reason))

@@ -330,6 +330,43 @@ int cmd_recommend(int argc, char **argv)
 		}
 		free(b);
 	}
+	/* Open MPI on the hosts alone, when its baseline was measured. */
+	if (decisions_has_mpi(&d, coll)) {
+		json_t *jm = json ? json_array() : NULL;
+
+		if (!json)
+			printf("\nOpen MPI alone (sweetspot baseline), fastest coll/tuned algorithm:\n");
+		for (size_t k = 0; k < d.nmpi; k++) {
+			const struct mpi_choice *m = &d.mpi[k];
+			char sz[32];
+
+			if (coll && strcmp(coll, m->collective))
+				continue;
+			format_size(m->bytes, sz, sizeof(sz));
+			if (json) {
+				json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:s, s:f}", "collective",
+					m->collective, "ranks", (json_int_t)m->ranks, "bytes",
+					(json_int_t)m->bytes, "algorithm", m->alg, "name",
+					mpi_algorithm_name(m->collective, m->alg), "avg_us",
+					round(m->avg_us * 100) / 100);
+
+				json_object_set_new(o, "default_us", isfinite(m->default_us) ?
+						    json_real(round(m->default_us * 100) / 100) : json_null());
+				json_array_append_new(jm, o);
+			} else {
+				printf("  %-9s %3u ranks %6s: %s (%d), %.1f us", m->collective, m->ranks, sz,
+				       mpi_algorithm_name(m->collective, m->alg), m->alg, m->avg_us);
+				if (isfinite(m->default_us) && m->alg)
+					printf("; Open MPI's own choice %.1f us", m->default_us);
+				putchar('\n');
+			}
+		}
+		if (json)
+			json_object_set_new(jo, "mpi", jm);
+		else
+			printf("  files: sweetspot export --format ompi-rules|ompi-json|ucc|mca-params --db %s %s\n",
+			       db, path);
+	}
 	if (json) {
 		json_object_set_new(jo, "recommendations", jrecs);
 		json_dumpf(jo, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

@@ -50,7 +50,8 @@ static void run_usage(FILE *f)
 	      "and store every point. Running it again continues the latest run of SPEC,\n"
 	      "skipping the launches it already recorded.\n\n"
 	      "  --db FILE        the results database (default " STORE_DEFAULT_PATH ");\n"
-	      "                   each launch's files go to runs/<run>/<layout>-r<rep>/ beside it\n"
+	      "                   each launch's files go to runs/<run>/<layout>-r<rep>/ beside\n"
+	      "                   it (runs/<name>-<run>/ for a database not named sweetspot.db)\n"
 	      "  --dry-run        print each launch's command, shell-quoted; touch nothing\n"
 	      "  --fresh          start a new run instead of continuing the latest one\n"
 	      "  --launcher L     srun, mpirun or mpirun_rsh (default: srun inside a Slurm\n"
@@ -75,21 +76,31 @@ struct run_opts {
 	unsigned only_rep;		/* --only ID:REP; 0: every repetition */
 };
 
-/* The folder beside the database where launches keep their files, as an
- * absolute path: launchers start in the launch's folder, and the paths in
- * their arguments must still name the same files from there. */
+/* Where launches keep their files: runs/<run>/ beside the database, or
+ * runs/<name>-<run>/ for a database not called sweetspot.db, so that two
+ * databases in one folder never share a launch folder. Returned as the
+ * prefix of a run's folder name, absolute: launchers start in the launch's
+ * folder, and the paths in their arguments must name the same files there. */
 static char *runs_root(const char *db)
 {
-	const char *slash = strrchr(db, '/');
-	char cwd[4096];
+	const char *slash = strrchr(db, '/'), *name = slash ? slash + 1 : db;
+	size_t stem = strcspn(name, ".");
+	char cwd[4096], *dir, *out;
 
 	if (*db == '/')
-		return xasprintf("%.*s/runs", (int)(slash - db), db);
-	if (!getcwd(cwd, sizeof(cwd)))
-		strcpy(cwd, ".");
-	if (!slash)
-		return xasprintf("%s/runs", cwd);
-	return xasprintf("%s/%.*s/runs", cwd, (int)(slash - db), db);
+		dir = xasprintf("%.*s", (int)(slash - db), db);
+	else if (!getcwd(cwd, sizeof(cwd)))
+		dir = xasprintf("%.*s", slash ? (int)(slash - db) : 1, slash ? db : ".");
+	else if (!slash)
+		dir = xstrdup(cwd);
+	else
+		dir = xasprintf("%s/%.*s", cwd, (int)(slash - db), db);
+	if (stem == strlen("sweetspot") && !strncmp(name, "sweetspot", stem))
+		out = xasprintf("%s/runs/", dir);
+	else
+		out = xasprintf("%s/runs/%.*s-", dir, (int)stem, name);
+	free(dir);
+	return out;
 }
 
 static int mkdir_p(const char *path)
@@ -253,10 +264,32 @@ static int prepare_launch(const struct spec *s, enum launcher launcher, const st
 	lo.nodes = 0;
 	lo.time_limit_s = s->time_limit;
 	lo.env = &s->env;
-	if (launch_argv(launcher, &lo, &ol->cmd))
+	if (launcher == LAUNCHER_SRUN && getenv("SLURM_HET_SIZE")) {
+		/* A heterogeneous allocation (submit --hetjob): --multi-prog
+		 * cannot span its components, so hosts and workers are one
+		 * component each, the hosts block-wise over the host nodes and
+		 * the workers over the DPUs, as the plan places them. */
+		struct strvec hargs = STRVEC_INIT, wargs = STRVEC_INIT;
+		struct launch_het_part hp, wp;
+		int rc;
+
+		strvec_push(&hargs, s->host_bin);
+		layout_kernel_args(s, l, &hargs);
+		strvec_push(&wargs, spec_worker_bin(s, l->placement));
+		layout_kernel_args(s, l, &wargs);
+		hp = (struct launch_het_part){ &hargs, l->hosts, l->nodes };
+		wp = (struct launch_het_part){ &wargs, l->workers, layout_worker_nodes(l) };
+		rc = launch_argv_srun_het(&lo, &hp, &wp, &ol->cmd);
+		strvec_clear(&hargs);
+		strvec_clear(&wargs);
+		if (rc)
+			goto out;
+	} else if (launch_argv(launcher, &lo, &ol->cmd)) {
 		goto out;
-	/* The spec's extra launcher arguments go right after the program. */
-	if (s->launcher_args.nr) {
+	}
+	/* The spec's extra launcher arguments go right after the program,
+	 * when the spec's launcher is the one used. */
+	if (s->launcher_args.nr && launcher == s->launcher) {
 		struct strvec av = STRVEC_INIT;
 
 		strvec_push(&av, ol->cmd.argv.v[0]);
@@ -473,7 +506,7 @@ static int dry_run(const struct run_opts *o, const struct spec *s, const struct 
 	for (size_t i = 0; i < p->nlayouts && !ret; i++) {
 		const struct layout *l = &p->layouts[i];
 		char *dir = xasprintf("%s/%s-r1", tmpl, l->id);
-		char *real = xasprintf("%s/<run>/%s-r1", root, l->id);
+		char *real = xasprintf("%s<run>/%s-r1", root, l->id);
 		struct one_launch ol;
 		char *line, *shown;
 
@@ -589,7 +622,7 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 				break;
 			}
 			ran++;
-			dir = xasprintf("%s/%lld/%s-r%u", root, run->id, l->id, rep);
+			dir = xasprintf("%s%lld/%s-r%u", root, run->id, l->id, rep);
 			progress_start(&prog, l->id, (int)rep);
 			if (remove_tree(dir) || prepare_launch(s, launcher, l, (int)rep, dir, &ol)) {
 				ret = -1;

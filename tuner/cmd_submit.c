@@ -29,12 +29,14 @@
 
 static void submit_usage(FILE *f)
 {
-	fputs("usage: sweetspot submit SPEC [--wait] [--chunks N] [--db FILE]\n\n"
+	fputs("usage: sweetspot submit SPEC [--wait] [--chunks N] [--hetjob] [--db FILE]\n\n"
 	      "Submit the sweep as Slurm batch jobs (sbatch --parsable) that run\n"
 	      "'sweetspot run SPEC --db FILE' inside their allocation, launching with srun.\n\n"
 	      "  --wait       wait for the (last) job to end; exit 0 when it succeeded\n"
 	      "  --chunks N   cut the sweep into N jobs chained with afterany, each\n"
 	      "               resuming where the previous one stopped (default 1)\n"
+	      "  --hetjob     a heterogeneous job: host nodes and DPUs as two node classes\n"
+	      "               (#SBATCH hetjob); launches then use srun --het-group\n"
 	      "  --db FILE    the results database (default " STORE_DEFAULT_PATH ");\n"
 	      "               job scripts and their output go to jobs/ beside it\n"
 	      "  -h, --help   this text\n", f);
@@ -46,6 +48,10 @@ struct alloc_need {
 	struct strvec hosts;
 	unsigned tasks_per_node;
 	unsigned dpu_hosts;	/* hosts that only ever hold workers */
+	/* The same split in two node classes, for a heterogeneous job:
+	 * nodes that hold host ranks, and DPUs that only hold workers. */
+	struct strvec host_class, dpu_class;
+	unsigned host_tpn, dpu_tpn;
 };
 
 static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_need *need)
@@ -80,8 +86,27 @@ static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_
 				need->tasks_per_node = count[h];
 		}
 	}
-	for (size_t h = 0; h < need->hosts.nr; h++)
+	strvec_init(&need->host_class);
+	strvec_init(&need->dpu_class);
+	need->host_tpn = need->dpu_tpn = 1;
+	for (size_t h = 0; h < need->hosts.nr; h++) {
 		need->dpu_hosts += hosts_role[h] == 2u;
+		strvec_push(hosts_role[h] == 2u ? &need->dpu_class : &need->host_class,
+			    need->hosts.v[h]);
+	}
+	/* Most ranks of one class on one node, in any layout. */
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		const struct layout *l = &p->layouts[i];
+		unsigned most = 0;
+
+		for (unsigned n = 0; n < l->nodes; n++)
+			if (layout_workers_on(l, n) > most)
+				most = layout_workers_on(l, n);
+		if (l->ppn > need->host_tpn)
+			need->host_tpn = l->ppn;
+		if (l->placement == PLACEMENT_DPU && most > need->dpu_tpn)
+			need->dpu_tpn = most;
+	}
 	free(count);
 	free(hosts_role);
 }
@@ -131,6 +156,7 @@ int cmd_submit(int argc, char **argv)
 		{ "wait", no_argument, NULL, 'w' },
 		{ "chunks", required_argument, NULL, 'c' },
 		{ "db", required_argument, NULL, 'd' },
+		{ "hetjob", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,19 +164,21 @@ int cmd_submit(int argc, char **argv)
 	struct spec s = SPEC_INIT;
 	struct plan p = PLAN_INIT;
 	struct store *st = NULL;
-	struct alloc_need need = { STRVEC_INIT, 0, 0 };
+	struct alloc_need need = { STRVEC_INIT, 0, 0, STRVEC_INIT, STRVEC_INIT, 0, 0 };
 	struct strvec command = STRVEC_INIT;
 	char *sbatch = NULL, *db_abs = NULL, *spec_abs = NULL, *self = NULL, *jobs_dir = NULL;
 	char *nodelist = NULL, *prev = NULL, *base, err[256];
+	char *host_list = NULL, *dpu_list = NULL;
 	uint64_t chunks = 1, v;
 	size_t launches, per_chunk;
-	int wait = 0, c, status = EXIT_USAGE, job_status = 0;
+	int wait = 0, het = 0, c, status = EXIT_USAGE, job_status = 0;
 	long stamp = (long)time(NULL);
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': wait = 1; break;
+		case 'H': het = 1; break;
 		case 'd': db = optarg; break;
 		case 'c':
 			if (parse_uint(optarg, 1, 10000, &v, err, sizeof(err))) {
@@ -177,6 +205,12 @@ int cmd_submit(int argc, char **argv)
 	spec_path = argv[optind];
 	if (spec_load(spec_path, &s) || plan_build(&s, &p))
 		goto out;
+	need_hosts(&s, &p, &need);
+	if (het && !need.dpu_class.nr) {
+		error("submit --hetjob: %s puts no worker on a DPU of its own (placement dpu), "
+		      "so there is no second node class", spec_path);
+		goto out;
+	}
 	sbatch = launch_which("sbatch");
 	if (!sbatch) {
 		error("sbatch is not installed (not found in PATH)");
@@ -193,8 +227,9 @@ int cmd_submit(int argc, char **argv)
 	jobs_dir = xasprintf("%.*s/jobs", (int)(base - db_abs), db_abs);
 	if (mkdir_one(jobs_dir))
 		goto out;
-	need_hosts(&s, &p, &need);
 	nodelist = join_hosts(&need.hosts);
+	host_list = join_hosts(&need.host_class);
+	dpu_list = join_hosts(&need.dpu_class);
 	launches = plan_launches(&p);
 	if (chunks > launches)
 		chunks = launches;
@@ -229,10 +264,20 @@ int cmd_submit(int argc, char **argv)
 		job.time_limit_s = (unsigned)(per_chunk * (s.time_limit + 30) + 60);
 		job.output = output;
 		job.chdir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
-		job.part[0].nodes = (unsigned)need.hosts.nr;
-		job.part[0].tasks_per_node = need.tasks_per_node;
-		job.part[0].nodelist = nodelist;
-		job.nparts = 1;
+		if (het) {
+			job.part[0].nodes = (unsigned)need.host_class.nr;
+			job.part[0].tasks_per_node = need.host_tpn;
+			job.part[0].nodelist = host_list;
+			job.part[1].nodes = (unsigned)need.dpu_class.nr;
+			job.part[1].tasks_per_node = need.dpu_tpn;
+			job.part[1].nodelist = dpu_list;
+			job.nparts = 2;
+		} else {
+			job.part[0].nodes = (unsigned)need.hosts.nr;
+			job.part[0].tasks_per_node = need.tasks_per_node;
+			job.part[0].nodelist = nodelist;
+			job.nparts = 1;
+		}
 		job.command = &command;
 		rc = sbatch_write(&job, script);
 		if (!rc) {
@@ -264,8 +309,9 @@ int cmd_submit(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
-	if (need.dpu_hosts)
-		printf("note: DPU hosts are in the same allocation (--nodelist %s)\n", nodelist);
+	if (need.dpu_hosts && !het)
+		printf("note: hosts and DPUs in one allocation (--nodelist %s); --hetjob makes "
+		       "them two node classes\n", nodelist);
 	if (wait) {
 		struct store_run run = { 0 };
 		long long got = 0, failed = 0, points = 0, invalid = 0;
@@ -285,7 +331,11 @@ int cmd_submit(int argc, char **argv)
 out:
 	free(prev);
 	free(nodelist);
+	free(host_list);
+	free(dpu_list);
 	strvec_clear(&need.hosts);
+	strvec_clear(&need.host_class);
+	strvec_clear(&need.dpu_class);
 	strvec_clear(&command);
 	free(sbatch);
 	free(db_abs);

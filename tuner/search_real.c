@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +108,9 @@ int search_real_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 	}
 	c.argv = &av;
 	c.log = r->log;
+	/* A real search takes a while: say what it measures, one line per launch. */
+	fprintf(stderr, "sweetspot: search: launch %u: %s, repetition %u\n", ++r->launches, id,
+		rep + 1);
 	status = launch_spawn(&c, &res);
 	/* 0: the launch went well; 1: it failed and is recorded as failed. */
 	if (status != 0 && status != 1) {

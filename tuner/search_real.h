@@ -20,9 +20,10 @@ struct search_real {
 	char *self;		/* this program */
 	char *log;		/* the runs' output, beside the database */
 	unsigned failed;	/* launches that failed (recorded as such) */
+	unsigned launches;	/* launches asked for so far */
 };
 
-#define SEARCH_REAL_INIT { NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define SEARCH_REAL_INIT { NULL, NULL, NULL, NULL, NULL, NULL, 0, 0 }
 
 /* Returns 0, or -1 after error(). */
 int search_real_init(struct search_real *r, const char *spec_path, const char *db,

@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
-plan 14
+plan 16
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/baseline-local.cfg
 DB=$TMP/b/s.db
@@ -24,6 +24,8 @@ ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
 exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
 alg=$(sed 's/#.*//; /^[[:space:]]*$/d' "$TMP/rules" | awk 'NR > 5 && $1 <= 65536 { a = $2 } END { print a }')
 ok "64K goes to a measured choice ($alg)" sh -c "case '$alg' in 0|6|8) exit 0;; esac; exit 1"
+exits_with 0 "recommend beside the baseline (searching first)" sweetspot recommend "$SPEC" --db "$DB"
+like "$TMP/out" "^  bcast +4 ranks +64K: (default \(0\)|binomial \(6\)|scatter_allgather \(8\)), [0-9.]+ us" "the Open MPI baseline in the recommendation"
 exits_with 0 "ompi-json from the database" sweetspot export --format ompi-json --db "$DB" "$SPEC"
 like "$TMP/out" '"rule_file_version": 3' "JSON rules"
 

@@ -37,7 +37,7 @@ EOF
 # Counts rows of a query on the database.
 q() { sqlite3 "$DB" "$1"; }
 
-DB=$TMP/results/s.db
+DB=$TMP/results/sweetspot.db
 REPS=2 spec >"$TMP/a.cfg"
 sweetspot plan "$TMP/a.cfg" --json >"$TMP/plan.json"
 want_points=$(sed -n 's/.*"measurements":\([0-9]*\).*/\1/p' "$TMP/plan.json")

@@ -5,7 +5,7 @@
 # a real MPI program through launch_spawn(), and every rank must run on
 # exactly the node its line of slurm.hostfile names, with one-sided MPI
 # working between emulated nodes; then the same from inside an sbatch --wait
-# job, a heterogeneous job (hosts and DPUs as separate node classes), a
+# job (and sweetspot-kernel itself), a heterogeneous job (hosts and DPUs as separate node classes), a
 # chain of jobs with afterany, and a step killed at its time limit. The
 # cluster is torn down at the end, on failure too.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 29
+plan 31
 
 # Tools: the MPI program and the test front end to launch/.
 mkdir -p "$TMP/bin"
@@ -63,6 +63,16 @@ like "$TMP/drive.out" '^status=0 timed_out=0 ' "srun of the MPI program exits 0"
 ok "every rank runs on the node its slurm.hostfile line names" check_placement "$TMP/srun.log"
 is "$(grep -c 'size 6 .* rma ok' "$TMP/srun.log")" 6 "one MPI_COMM_WORLD of 6; one-sided MPI works across nodes"
 like "$TMP/srun.log" '^rank 5 .* worker1$' "multi-prog gave the workers their index (%o)"
+
+# The real kernel, placed the same way: its own report of where each rank ran.
+mkdir -p "$TMP/kern"
+cp "$LAY/slurm.hostfile" "$TMP/kern/"
+printf '0-5 %s -w 2 -c bcast -m 4K -i 3 -x 1 -t rma -o %s\n' "$BIN/sweetspot-kernel" \
+	"$TMP/kern/points.jsonl" >"$TMP/kern/multi-prog.conf"
+"$DRIVE" srun "$TMP/kern" 60 "$TMP/kern.log" >"$TMP/drive.out" 2>&1
+like "$TMP/drive.out" '^status=0 timed_out=0 ' "sweetspot-kernel runs through the srun argv"
+like "$TMP/kern/points.jsonl" '"host_source":"SLURMD_NODENAME".*"valid":true,"rank_hosts":\["n1","n1","n2","n2","n1-bf","n2-bf"\]' \
+	"... its valid record puts every rank on its hostfile node"
 
 # A step past its time limit: srun and its tasks go, the allocation too.
 mkdir -p "$TMP/hang"
@@ -128,8 +138,9 @@ left=$({
 is "$left" 0 "... leaving no daemon, step or task behind"
 diag "whole test: $(($(date +%s) - start)) s"
 if [ "$tap_failed" -gt 0 ]; then
-	for f in "$CLUSTER"/log/slurmctld.log "$TMP"/*.out; do
-		[ -r "$f" ] && diag "--- $f" && tail -n 15 "$f" | sed 's/^/#   /'
+	# On stderr, which prove shows without -v.
+	for f in "$CLUSTER"/log/slurmctld.log "$TMP"/*.out "$TMP"/*.log; do
+		[ -r "$f" ] && { echo "--- $f"; tail -n 15 "$f"; } >&2
 	done
 fi
 done_testing

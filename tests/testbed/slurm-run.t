@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 34
+plan 39
 
 # spec NODES LAUNCHER EXTRA REPS LIMIT: 2 nodes x 2 PPN, workers on their DPUs
 # (1 and 2 workers: 2 layouts), 2 points a launch.
@@ -52,6 +52,7 @@ EOF
 q() { sqlite3 "$DB" "$1"; }
 # why: the reasons and log tails of failed launches in $DB, for the TAP output.
 why() {
+	sinfo -h -N -o '%N %T %E' 2>/dev/null | grep -v ' idle ' | sed 's/^/# node not idle: /'
 	sqlite3 -separator ' ' "$DB" "SELECT layout, repetition, reason, log_path FROM launches
 		WHERE NOT ok" 2>/dev/null | while read -r lay rep reason; do
 		diag "failed: $lay r$rep: $reason"
@@ -79,7 +80,7 @@ unset SLURM_JOB_ID
 DB=$TMP/fake.db
 spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
 	\"--mca\", \"btl\", \"self,tcp\", \"--mca\", \"osc\", \"pt2pt\",
-	\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\" ];" 1 60 >"$TMP/fake.cfg"
+	\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\" ];" 1 120 >"$TMP/fake.cfg"
 exits_with 0 "mpirun on fake hosts: the sweep" sweetspot run "$TMP/fake.cfg" --db "$DB"
 is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/fake.cfg")" "every point stored, valid"
 is "$(q "SELECT count(DISTINCT host_source) || host_source FROM points")" "1SWEETSPOT_HOSTNAME" \
@@ -95,7 +96,7 @@ ALLOC="--nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2"
 
 # srun inside an allocation
 DB=$TMP/srun.db
-spec "n[1-2]" mpirun "" 1 60 >"$TMP/s.cfg"
+spec "n[1-2]" mpirun "" 1 120 >"$TMP/s.cfg"
 exits_with 0 "srun: a sweep inside an allocation" salloc -Q $ALLOC sweetspot run "$TMP/s.cfg" --db "$DB"
 is "$(q "SELECT launcher FROM runs")" "srun" "srun chosen inside the allocation"
 like "$TMP/err" "^\[2/2\] " "progress lines"
@@ -116,9 +117,19 @@ why
 is "$(q 'SELECT count(*) || exit_status FROM jobs')" "10" "the job recorded, exit status 0"
 ok "the job's sweep ran with srun" test "$(q "SELECT launcher FROM runs")" = srun
 
+# submit --hetjob --wait: hosts and DPUs as two node classes
+DB=$TMP/het.db
+exits_with 0 "submit --hetjob --wait" sweetspot submit "$TMP/s.cfg" --hetjob --wait --db "$DB"
+ok "job recorded" test -s "$(q 'SELECT script FROM jobs')"
+ok "written with #SBATCH hetjob" grep -qx '#SBATCH hetjob' "$(q 'SELECT script FROM jobs')"
+is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE 'srun --het-group=0 %: --het-group=1 %'")" 2 \
+	"launched with srun --het-group, every launch ok"
+ok "every rank ran on its planned node (het)" placement_ok "$DB" 1
+why
+
 # submit --wait, chained chunks (4 launches in 2 jobs)
 DB=$TMP/chunks.db
-spec "n[1-2]" mpirun "" 2 60 >"$TMP/c.cfg"
+spec "n[1-2]" mpirun "" 2 120 >"$TMP/c.cfg"
 exits_with 0 "submit --chunks 2 --wait" sweetspot submit "$TMP/c.cfg" --chunks 2 --wait --db "$DB"
 like "$TMP/out" "chunk 2 of 2, after [0-9]+" "the second job is chained after the first"
 is "$(q 'SELECT count(*) FROM jobs')" "2" "two jobs recorded"
@@ -128,7 +139,7 @@ is "$(q 'SELECT count(*) FROM runs')" "1" "the second job continued the first on
 
 # resume after SIGKILL at random moments
 DB=$TMP/kill.db
-spec "n[1-2]" mpirun "" 3 60 >"$TMP/k.cfg"
+spec "n[1-2]" mpirun "" 3 120 >"$TMP/k.cfg"
 kills=0
 for extra in $(awk 'BEGIN { srand(); for (i = 0; i < 3; i++) printf "%.1f\n", rand() * 2 }'); do
 	before=$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)
