@@ -63,7 +63,8 @@ static void run_usage(FILE *f)
 	      "                   way 'sweetspot search' measures the layouts it picks\n"
 	      "  -h, --help       this text\n\n"
 	      "Exit status: 0 every launch ok, 1 a launch failed (recorded, the sweep went on),\n"
-	      "2 bad input (nothing written).\n", f);
+	      "2 bad input (nothing written), 130 interrupted by SIGINT or SIGTERM (the launch\n"
+	      "under way is stopped and not recorded; run again to continue).\n", f);
 }
 
 struct run_opts {

@@ -8,7 +8,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
-plan 29
+plan 34
 
 # A small sweep: 2 layouts x 2 repetitions, 2 points each.
 spec() {
@@ -95,6 +95,28 @@ is "$?" "1" "hang: run exits 1"
 is "$(q 'SELECT count(*) FROM launches WHERE run = 5 AND timed_out')" "2" \
 	"both launches recorded as timed out (the sweep went on)"
 like "$TMP/err" "timed out" "the reason is shown"
+
+# SIGTERM: the launch under way is stopped and not recorded; what was
+# finished stays, and the run continues from there next time.
+REPS=3 spec >"$TMP/s.cfg"
+DB=$TMP/term.db
+sweetspot run "$TMP/s.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+i=0
+while [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -lt 1 ] && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -TERM "$pid"
+wait "$pid"
+is "$?" "130" "SIGTERM: run stops with status 130"
+like "$TMP/err" "interrupted; run 1 keeps" "says how to continue"
+n=$(q 'SELECT count(*) FROM launches')
+ok "no interrupted launch recorded, all recorded ones ok" \
+	test "$n" -ge 1 -a "$(q 'SELECT count(*) FROM launches WHERE NOT ok')" -eq 0
+exits_with 0 "running again finishes the sweep" sweetspot run "$TMP/s.cfg" --db "$DB"
+is "$(q 'SELECT count(*) FROM points')" "$(sweetspot plan "$TMP/s.cfg" --json | sed -n 's/.*"measurements":\([0-9]*\).*/\1/p')" \
+	"exactly the plan's points"
 
 # Progress on a terminal: one line updated in place.
 REPS=1 spec >"$TMP/t.cfg"
