@@ -36,6 +36,7 @@ const char kopts_usage_text[] =
 	"                          the ranks' host names\n"
 	"      --mode MODE         offload (default) | mpi (host-only MPI collectives)\n"
 	"                          | bw (transport write bandwidth, rank 0 to rank 1)\n"
+	"      --window N          bw: writes posted before each wait (default 1)\n"
 	"      --no-validate       skip the byte check (it is on by default)\n"
 	"  -o, --output FILE       JSON lines (default stdout)\n"
 	"  -h, --help              this text\n"
@@ -116,7 +117,7 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 	return 0;
 }
 
-enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX };
+enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW };
 
 int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen)
 {
@@ -133,6 +134,7 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		{ "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "window", required_argument, NULL, OPT_WINDOW },
 		{ "ib-port", required_argument, NULL, OPT_IB_PORT },
 		{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
 		{ "output", required_argument, NULL, 'o' },
@@ -149,7 +151,7 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.asgs = 1u << ASG_BLOCK, .workers = 1, .sizes = { 1u << 20 },
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
-		.device = NULL, .ib_port = 1, .gid_index = -1,
+		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 1,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	optind = 1;
@@ -213,6 +215,10 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 				return -1;
 			}
 			o->device = optarg;
+			break;
+		case OPT_WINDOW:
+			if (parse_int_opt("--window", optarg, 1, 4096, &o->window, err, errlen))
+				return -1;
 			break;
 		case OPT_IB_PORT:
 			if (parse_int_opt("--ib-port", optarg, 1, 255, &o->ib_port, err, errlen))

@@ -35,6 +35,7 @@ struct kopts {
 	uint64_t sizes[KOPTS_MAX_SIZES];
 	size_t nsizes;
 	int iterations, warmup;
+	int window;		/* --mode bw: writes in flight before a wait (default 1) */
 	char transport[8];	/* "rma" | "verbs" | "auto" */
 	const char *device;	/* verbs: --device (NULL: first active port); in argv */
 	int ib_port;		/* verbs: --ib-port (default 1) */
