@@ -32,10 +32,14 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 		abort();
 	if (rank < 2)
 		talks[1 - rank] = 1;
-	cfg = (struct transport_cfg){ .bytes = m, .talks = talks, .ib_port = 1, .gid_index = -1,
+	cfg = (struct transport_cfg){ .bytes = m, .talks = talks, .device = o->device,
+				      .ib_port = o->ib_port, .gid_index = o->gid_index,
 				      .fault = getenv("SWEETSPOT_FAULT") };
-	if (t->ops->init(t, &cfg, world))
+	if ((ret = t->ops->init(t, &cfg, world)) != 0) {
+		ret = ret == -2 ? -2 : -1;	/* -2: bad input, all ranks agree */
 		goto out;
+	}
+	ret = -1;
 	ri->device = t->device;
 	fault_hang(o, rank);
 	if (rank == 0) {

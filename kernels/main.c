@@ -131,6 +131,15 @@ int main(int argc, char **argv)
 		ret = mode_bw(MPI_COMM_WORLD, &o, transport, &ri, rank == 0 ? out : NULL);
 		break;
 	}
+	if (ret == -2) {
+		/* Bad input the transport found: every rank agreed, the
+		 * message is out; leave together, with status 2. */
+		hosts_release(&hi);
+		if (out && out != stdout)
+			fclose(out);
+		MPI_Finalize();
+		return 2;
+	}
 	if (ret < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (out && (fflush(out) || ferror(out))) {

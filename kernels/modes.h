@@ -1,8 +1,11 @@
 /*
  * kernels/modes.h: the three things one launch can do. Each runs on every
  * rank, writes its records through rank 0 (out is NULL elsewhere) and
- * returns 0 when every point was valid, 1 when one failed validation, or -1
- * after a transport failure (printed; the caller aborts the job).
+ * returns 0 when every point was valid, 1 when one failed validation, -1
+ * after a transport failure (printed; the caller aborts the job), or -2
+ * when the transport found the options do not fit this machine (no such
+ * device, port down, ...): printed once, every rank returns -2 before any
+ * data moved, and the caller exits 2.
  */
 #ifndef SWEETSPOT_MODES_H
 #define SWEETSPOT_MODES_H

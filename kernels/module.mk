@@ -14,3 +14,8 @@ $(BIN)/sweetspot-kernel: $(KERNEL_OBJ)
 ifneq ($(wildcard kernels/main.c),)
 PROGRAMS += $(BIN)/sweetspot-kernel
 endif
+
+# The kernel's unit tests (tests/unit/kernel-*-t.c) compile kernel modules
+# in directly: they are rebuilt when any of those change.
+KERNEL_UNIT := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/kernel-*-t.c))
+$(KERNEL_UNIT): $(wildcard kernels/*.c kernels/*.h)

@@ -83,16 +83,19 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 	talks = talks_of(o, k.rank, k.size, k.H, k.W, owners);
 	region = kopts_region_bytes(o, k.H, &send_area);
 	cfg = (struct transport_cfg){
-		.bytes = region, .talks = talks, .device = NULL, .ib_port = 1,
-		.gid_index = -1, .fault = getenv("SWEETSPOT_FAULT"),
+		.bytes = region, .talks = talks, .device = o->device, .ib_port = o->ib_port,
+		.gid_index = o->gid_index, .fault = getenv("SWEETSPOT_FAULT"),
 	};
 	k.t = transport_new(transport);
 	if (!k.t) {
 		fprintf(stderr, "sweetspot-kernel: transport %s is not built in\n", transport);
 		goto out;
 	}
-	if (k.t->ops->init(k.t, &cfg, world))
+	if ((ret = k.t->ops->init(k.t, &cfg, world)) != 0) {
+		ret = ret == -2 ? -2 : -1;	/* -2: bad input, all ranks agree */
 		goto out_free;
+	}
+	ret = -1;
 	ri->device = k.t->device;
 	fault_hang(o, k.rank);
 	compute_calibrate(&k);

@@ -28,6 +28,10 @@ const char kopts_usage_text[] =
 	"  -i, --iterations N      timed iterations per point          (default 100)\n"
 	"  -x, --warmup N          untimed iterations first            (default 10)\n"
 	"  -t, --transport NAME    rma | verbs | auto (verbs when a device exists)\n"
+	"      --device NAME       verbs device (default: the first with an active port)\n"
+	"      --ib-port N         its port (default 1)\n"
+	"      --gid-index N       RoCE GID (default: the first RoCE v2 one, IPv4-mapped\n"
+	"                          preferred)\n"
 	"      --ppn N             host ranks per node (for locality); default: from\n"
 	"                          the ranks' host names\n"
 	"      --mode MODE         offload (default) | mpi (host-only MPI collectives)\n"
@@ -36,7 +40,7 @@ const char kopts_usage_text[] =
 	"  -o, --output FILE       JSON lines (default stdout)\n"
 	"  -h, --help              this text\n"
 	"  -V, --version           the version\n"
-	"Environment: SWEETSPOT_FAULT=flip-byte,hang (tests), SLURMD_NODENAME and\n"
+	"Environment: SWEETSPOT_FAULT=flip-byte,hang,bad-rkey (tests), SLURMD_NODENAME and\n"
 	"SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n";
 
 int alg_applies(enum coll c, enum alg a)
@@ -85,15 +89,16 @@ static int parse_words(const char *s, const char *const *names, int n,
 
 int kopts_parse_faults(const char *s, unsigned *out, char *err, size_t errlen)
 {
-	static const char *const names[] = { "flip-byte", "hang" };
+	static const char *const names[] = { "flip-byte", "hang", "bad-rkey" };
 	unsigned bits;
 
 	*out = 0;
 	if (!s || !*s)
 		return 0;
-	if (parse_words(s, names, 2, "fault in SWEETSPOT_FAULT", &bits, err, errlen))
+	if (parse_words(s, names, 3, "fault in SWEETSPOT_FAULT", &bits, err, errlen))
 		return -1;
-	*out = (bits & 1 ? FAULT_FLIP_BYTE : 0) | (bits & 2 ? FAULT_HANG : 0);
+	*out = (bits & 1 ? FAULT_FLIP_BYTE : 0) | (bits & 2 ? FAULT_HANG : 0) |
+	       (bits & 4 ? FAULT_BAD_RKEY : 0);
 	return 0;
 }
 
@@ -111,7 +116,7 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 	return 0;
 }
 
-enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE };
+enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX };
 
 int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen)
 {
@@ -127,6 +132,9 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		{ "ppn", required_argument, NULL, OPT_PPN },
 		{ "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
 		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "ib-port", required_argument, NULL, OPT_IB_PORT },
+		{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -141,6 +149,7 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.asgs = 1u << ASG_BLOCK, .workers = 1, .sizes = { 1u << 20 },
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
+		.device = NULL, .ib_port = 1, .gid_index = -1,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	optind = 1;
@@ -196,6 +205,21 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 			break;
 		case OPT_PPN:
 			if (parse_int_opt("--ppn", optarg, 1, 1 << 20, &o->ppn, err, errlen))
+				return -1;
+			break;
+		case OPT_DEVICE:
+			if (!*optarg || strlen(optarg) >= 64) {
+				snprintf(err, errlen, "--device: '%s' is not a device name", optarg);
+				return -1;
+			}
+			o->device = optarg;
+			break;
+		case OPT_IB_PORT:
+			if (parse_int_opt("--ib-port", optarg, 1, 255, &o->ib_port, err, errlen))
+				return -1;
+			break;
+		case OPT_GID_INDEX:
+			if (parse_int_opt("--gid-index", optarg, 0, 65535, &o->gid_index, err, errlen))
 				return -1;
 			break;
 		case OPT_NO_VALIDATE:

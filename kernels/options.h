@@ -20,6 +20,7 @@ enum kmode { MODE_OFFLOAD, MODE_MPI, MODE_BW };
 
 #define FAULT_FLIP_BYTE 1u
 #define FAULT_HANG 2u
+#define FAULT_BAD_RKEY 4u	/* verbs: every remote key wrong */
 
 #define KOPTS_MAX_SIZES 64
 /* The largest message: keeps every rank's region (hosts x size) sane. */
@@ -35,6 +36,9 @@ struct kopts {
 	size_t nsizes;
 	int iterations, warmup;
 	char transport[8];	/* "rma" | "verbs" | "auto" */
+	const char *device;	/* verbs: --device (NULL: first active port); in argv */
+	int ib_port;		/* verbs: --ib-port (default 1) */
+	int gid_index;		/* verbs: --gid-index (-1: first RoCE v2, IPv4-mapped first) */
 	int ppn;		/* 0: from the ranks' host names */
 	int validate;
 	const char *output;	/* NULL: stdout; points into argv */

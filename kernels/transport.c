@@ -5,6 +5,7 @@
  * whose first member is struct transport, and sets ops).
  */
 #include "transport.h"
+#include "transport_verbs.h"
 
 #include <infiniband/verbs.h>
 #include <string.h>
@@ -16,6 +17,7 @@ static const struct {
 	struct transport *(*make)(void);
 } backends[] = {
 	{ "rma", transport_rma_new },
+	{ "verbs", transport_verbs_new },
 };
 
 struct transport *transport_new(const char *name)

@@ -31,7 +31,10 @@ struct transport_cfg {
 struct transport_ops {
 	const char *name;	/* "rma" | "verbs" */
 	/* Collective over comm: allocate and register cfg->bytes at t->base,
-	 * exchange keys/addresses, connect. Returns 0, or -1 after printing. */
+	 * exchange keys/addresses, connect. Returns 0, or -1 after printing;
+	 * or -2 when the options do not fit this machine (no such device,
+	 * port down, GID index out of range): then rank 0 alone printed one
+	 * message, nothing was sent, and the caller exits with status 2. */
 	int (*init)(struct transport *t, const struct transport_cfg *cfg, MPI_Comm comm);
 	/* Post a read of len bytes at offset roff of peer's region into
 	 * offset loff of our own. Completes at the next wait(). */

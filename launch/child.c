@@ -172,6 +172,7 @@ int launch_spawn(const struct launch_child *c, struct launch_result *r)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t waitset, oldmask, defsigs;
+	struct sigaction oldchld;
 	char **envp = NULL;
 	int logfd = -1, wstatus = 0, rc;
 	pid_t pid;
@@ -198,6 +199,16 @@ int launch_spawn(const struct launch_child *c, struct launch_result *r)
 	sigaddset(&waitset, SIGINT);
 	sigaddset(&waitset, SIGTERM);
 	sigprocmask(SIG_BLOCK, &waitset, &oldmask);
+	/* With SIGCHLD ignored the kernel would reap the child before we can
+	 * read its status; default handling (nothing, when blocked) for now. */
+	{
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGCHLD, &dfl, &oldchld);
+	}
 
 	/* The child starts with the caller's mask and default handling of the
 	 * signals that end or steer a job, even if sweetspot ignores them. */
@@ -312,6 +323,7 @@ out:
 		if (sigismember(&pend, SIGCHLD) && !sigismember(&oldmask, SIGCHLD))
 			sigtimedwait(&chld, NULL, &zero);
 	}
+	sigaction(SIGCHLD, &oldchld, NULL);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return r->status;
 }

@@ -18,8 +18,10 @@
 struct launch_child {
 	const struct strvec *argv;	/* argv[0] is searched in PATH */
 	const struct strvec *env;	/* "NAME=value" added to (or replacing in) the environment; NULL: none */
-	const char *dir;		/* working folder; NULL: sweetspot's own */
-	const char *log;		/* stdout+stderr appended here; NULL: inherited */
+	const char *dir;		/* working folder; NULL: sweetspot's own. Relative
+					 * paths in argv are taken from there */
+	const char *log;		/* stdout+stderr appended here (a relative path is
+					 * sweetspot's, not dir's); NULL: inherited */
 	double timeout_s;		/* wall-clock limit; 0: none */
 	double grace_s;			/* SIGTERM -> SIGKILL delay; 0: LAUNCH_GRACE_S */
 };

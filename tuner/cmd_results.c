@@ -109,7 +109,13 @@ static json_t *point_json(const struct store_point *p)
 	json_object_set_new(o, "oe_measured", json_real_or_null(p->oe_measured));
 	json_object_set_new(o, "oe_paper", json_real_or_null(p->oe_paper));
 	json_object_set_new(o, "overlap", json_real_or_null(p->overlap));
+	json_object_set_new(o, "ranks", json_int_or_null(p->ranks));
 	json_object_set_new(o, "valid", json_boolean(p->valid));
+	if (!p->valid) {
+		json_object_set_new(o, "bad_rank", json_int_or_null(p->bad_rank));
+		json_object_set_new(o, "bad_source", json_int_or_null(p->bad_source));
+		json_object_set_new(o, "bad_offset", json_int_or_null(p->bad_offset));
+	}
 	hosts = json_loads(p->rank_hosts, 0, NULL);
 	json_object_set_new(o, "rank_hosts", hosts ? hosts : json_array());
 	json_object_set_new(o, "host_source", json_string(p->host_source));

@@ -86,13 +86,14 @@ static const char schema_sql[] =
 	" algorithm TEXT NOT NULL,"
 	" assignment TEXT NOT NULL,"
 	" bytes INTEGER NOT NULL,"
-	" hosts INTEGER, workers INTEGER, nodes INTEGER, ppn INTEGER,"
+	" ranks INTEGER, hosts INTEGER, workers INTEGER, nodes INTEGER, ppn INTEGER,"
 	" iterations INTEGER, warmup INTEGER,"
 	" transport TEXT, device TEXT, host_source TEXT,"
 	" ref_us REAL, comm_us REAL, compute_us REAL, total_us REAL,"
 	" oe_paper REAL, oe_measured REAL, overlap REAL,"
 	" total_us_min REAL, total_us_median REAL, total_us_max REAL,"
 	" valid INTEGER NOT NULL,"
+	" bad_rank INTEGER, bad_source INTEGER, bad_offset INTEGER,"
 	" rank_hosts TEXT,"
 	" raw TEXT NOT NULL,"
 	" UNIQUE (run, layout, repetition, collective, algorithm, assignment, bytes, mode));"
@@ -170,13 +171,25 @@ void store_close(struct store *st)
 	free(st);
 }
 
+/* Schema 1 lacked the kernel's ranks and the where-it-went-wrong fields of
+ * an invalid record; 2 has them as columns. */
+static const char migrate_1_2[] =
+	"BEGIN IMMEDIATE;"
+	"ALTER TABLE points ADD COLUMN ranks INTEGER;"
+	"ALTER TABLE points ADD COLUMN bad_rank INTEGER;"
+	"ALTER TABLE points ADD COLUMN bad_source INTEGER;"
+	"ALTER TABLE points ADD COLUMN bad_offset INTEGER;"
+	"PRAGMA user_version = 2;"
+	"COMMIT;";
+
 /* Checks user_version and that the tables are ours. Returns 0 with *fresh set
  * when the file is empty (a new database), or -1 after error(). */
-static int check_schema(struct store *st, int *fresh)
+static int check_schema(struct store *st, int *fresh, long long *versionp)
 {
 	long long version = 0, tables = 0;
 
 	*fresh = 0;
+	*versionp = 0;
 	if (query_int(st, "PRAGMA user_version", &version))
 		return -1;
 	if (version > STORE_SCHEMA_VERSION)
@@ -191,6 +204,7 @@ static int check_schema(struct store *st, int *fresh)
 	if (version == 0)
 		return error("%s: not a sweetspot database (it has tables but no schema version)",
 			     st->path);
+	*versionp = version;
 	return 0;
 }
 
@@ -199,6 +213,7 @@ int store_open(const char *path, int flags, struct store **out)
 	struct store *st = xcalloc(1, sizeof(*st));
 	struct stat sb;
 	int exists, fresh = 0, rc;
+	long long version = 0;
 	int oflags = SQLITE_OPEN_FULLMUTEX;
 
 	*out = NULL;
@@ -227,8 +242,13 @@ int store_open(const char *path, int flags, struct store **out)
 	}
 	/* A sweep and a reader may overlap: wait for the other's transaction. */
 	sqlite3_busy_timeout(st->db, 30000);
-	if (check_schema(st, &fresh))
+	if (check_schema(st, &fresh, &version))
 		goto fail;
+	if (version && version < STORE_SCHEMA_VERSION && !st->writable) {
+		error("%s: schema %lld, older than this sweetspot's %d: any 'sweetspot run' on it "
+		      "upgrades it", path, version, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
 	if (fresh && !st->writable) {
 		error("%s: empty, not a sweetspot database", path);
 		goto fail;
@@ -240,6 +260,10 @@ int store_open(const char *path, int flags, struct store **out)
 			goto fail;
 		if (!fresh && exec(st, JOBS_SQL))
 			goto fail;
+		if (version == 1 && exec(st, migrate_1_2)) {
+			exec(st, "ROLLBACK");
+			goto fail;
+		}
 		if (fresh) {
 			char *sql = xasprintf("BEGIN IMMEDIATE; %s PRAGMA user_version = %d; COMMIT;",
 					      schema_sql, STORE_SCHEMA_VERSION);
@@ -542,6 +566,10 @@ int store_parse_record(const char *line, struct store_point *p, char *err, size_
 	p->transport = json_str_dup(o, "transport");
 	p->device = json_str_dup(o, "device");
 	p->host_source = json_str_dup(o, "host_source");
+	p->ranks = (int)json_int(o, "ranks");
+	p->bad_rank = (int)json_int(o, "bad_rank");
+	p->bad_source = (int)json_int(o, "bad_source");
+	p->bad_offset = json_int(o, "bad_offset");
 	p->hosts = (int)json_int(o, "hosts");
 	p->workers = (int)json_int(o, "workers");
 	p->nodes = (int)json_int(o, "nodes");
@@ -621,9 +649,11 @@ static int insert_points(struct store *st, const struct store_launch *l,
 		    "schema, mode, collective, algorithm, assignment, bytes, hosts, workers, nodes, "
 		    "ppn, iterations, warmup, transport, device, host_source, ref_us, comm_us, "
 		    "compute_us, total_us, oe_paper, oe_measured, overlap, total_us_min, "
-		    "total_us_median, total_us_max, valid, rank_hosts, raw) VALUES (?1, ?2, ?3, ?4, "
+		    "total_us_median, total_us_max, valid, rank_hosts, raw, ranks, bad_rank, "
+		    "bad_source, bad_offset) VALUES (?1, ?2, ?3, ?4, "
 		    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-		    "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)", &stmt))
+		    "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, "
+		    "?38)", &stmt))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct store_point *p = &pts[i];
@@ -664,6 +694,10 @@ static int insert_points(struct store *st, const struct store_launch *l,
 		sqlite3_bind_int(stmt, 32, !!p->valid);
 		bind_text(stmt, 33, p->rank_hosts);
 		bind_text(stmt, 34, p->raw ? p->raw : "");
+		bind_int(stmt, 35, p->ranks);
+		bind_int(stmt, 36, p->bad_rank);
+		bind_int(stmt, 37, p->bad_source);
+		bind_int(stmt, 38, p->bad_offset);
 		if (sqlite3_step(stmt) != SQLITE_DONE) {
 			error("%s: cannot store point %zu of launch %s r%d (%s %s %s %llu): %s",
 			      st->path, i + 1, l->layout.id, l->repetition, p->collective,
@@ -769,7 +803,7 @@ out:
 	"collective, algorithm, assignment, bytes, hosts, workers, nodes, ppn, iterations, " \
 	"warmup, transport, device, host_source, ref_us, comm_us, compute_us, total_us, " \
 	"oe_paper, oe_measured, overlap, total_us_min, total_us_median, total_us_max, valid, " \
-	"rank_hosts, raw"
+	"rank_hosts, raw, ranks, bad_rank, bad_source, bad_offset"
 
 static const char *col_text(sqlite3_stmt *stmt, int i)
 {
@@ -827,6 +861,11 @@ static void point_from_row(sqlite3_stmt *stmt, struct store_point *p)
 	p->valid = sqlite3_column_int(stmt, i++);
 	p->rank_hosts = col_text(stmt, i++);
 	p->raw = col_text(stmt, i++);
+	p->ranks = col_int(stmt, i++);
+	p->bad_rank = col_int(stmt, i++);
+	p->bad_source = col_int(stmt, i++);
+	p->bad_offset = sqlite3_column_type(stmt, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, i);
+	i++;
 }
 
 int store_foreach_point(struct store *st, long long run, int flags,

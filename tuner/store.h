@@ -8,7 +8,7 @@
  * marks the launch finished, so a kill -9 at any moment leaves all of them or
  * none; a UNIQUE key keeps any point from being stored twice. The schema
  * version is PRAGMA user_version: a database from a newer sweetspot is
- * refused, untouched.
+ * refused, untouched; an older one is upgraded when opened for writing.
  *
  * Readers (results, recommend, export, plot) use store_open(STORE_RDONLY),
  * store_latest_run() and store_foreach_point() / store_load_points(); that
@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_DEFAULT_PATH "results/sweetspot.db"
 
 struct store;
@@ -113,6 +113,9 @@ struct store_point {
 	int valid;
 	const char *rank_hosts;	/* the JSON array, as text */
 	const char *raw;	/* the whole JSON line */
+	int ranks;		/* hosts + workers */
+	int bad_rank, bad_source;	/* invalid records: where validation failed */
+	long long bad_offset;
 };
 
 /* Parses one JSON line of the kernel into *p (strings malloc'd; free them

@@ -6,7 +6,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 18
+plan 20
 
 kernel_run 5 --mode mpi -c bcast,gather,allgather -m 4K:16K -i 4 -x 1
 is "$?" 0 "mpi mode: exit 0"
@@ -49,6 +49,10 @@ kernel_run 2 --mode bw -t rma -m 64K -i 20 -x 2
 is "$?" 0 "bw mode: exit 0"
 like "$TMP/out" '^\{"schema":1,"mode":"bw","transport":"rma","device":"","bytes":65536,"iterations":20,"warmup":2,"us_per_write":[0-9.]+,"bytes_per_s":[1-9][0-9]*,"valid":true\}$' \
 	"bw mode: one record with a figure, validated"
+# A rank's host name: SLURMD_NODENAME first, then SWEETSPOT_HOSTNAME.
+SLURMD_NODENAME=sn7 SWEETSPOT_HOSTNAME=fake9 kernel_run 2 --mode mpi -c bcast -m 1K -i 2 -x 0
+is "$(json_field "$TMP/out" host_source)" SLURMD_NODENAME "host_source: SLURMD_NODENAME wins"
+like "$TMP/out" '"rank_hosts":\["sn7","sn7"\]' "rank_hosts from SLURMD_NODENAME"
 kernel_run 1 --mode bw -t rma -m 64K
 is "$?" 2 "bw mode needs 2 ranks"
 

@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	log = xasprintf("%s/log", tmpdir);
 	pidfile = xasprintf("%s/grandchild.pid", tmpdir);
 
-	plan(39);
+	plan(40);
 
 	is_int(run_sh("exit 3", 0, 0, NULL, &r), 3, "exit code 3 comes back as 3");
 	is_int(r.timed_out, 0, "... not timed out");
@@ -262,6 +262,11 @@ int main(int argc, char **argv)
 		ok(r.wall_s >= 1 && r.wall_s < 4, "... wall time measured (%.2f s)", r.wall_s);
 		ok(cpu < 0.05, "... and the parent used %.4f s of CPU waiting", cpu);
 	}
+
+	/* A caller that ignores SIGCHLD still gets its child's status. */
+	signal(SIGCHLD, SIG_IGN);
+	is_int(run_sh("exit 4", 5, 0, NULL, &r), 4, "with SIGCHLD ignored the exit code still comes back");
+	signal(SIGCHLD, SIG_DFL);
 
 	/* Leftovers in the group are killed when the leader exits. */
 	script = xasprintf("sleep 30 & echo $! > '%s'", pidfile);

@@ -21,7 +21,8 @@ static const char *rec1 =
 	"\"host_source\":\"gethostname\"}";
 static const char *rec2 =
 	"{\"schema\":1,\"mode\":\"offload\",\"collective\":\"bcast\",\"algorithm\":\"direct\","
-	"\"assignment\":\"block\",\"bytes\":2048,\"valid\":false,\"total_us\":30}";
+	"\"assignment\":\"block\",\"bytes\":2048,\"valid\":false,\"bad_rank\":1,\"bad_source\":0,"
+	"\"bad_offset\":77,\"total_us\":30}";
 
 struct counter {
 	int n, valid;
@@ -70,7 +71,7 @@ int main(void)
 	FILE *f;
 	sqlite3 *db;
 
-	plan(39);
+	plan(45);
 	if (!mkdtemp(dir))
 		return 1;
 	path = xasprintf("%s/sub/dir/s.db", dir);
@@ -92,6 +93,7 @@ int main(void)
 	ok(store_parse_record(rec2, &pts[1], err, sizeof(err)) == 0 && !pts[1].valid,
 	   "an invalid record parses, flagged");
 	ok(isnan(pts[1].oe_paper) && pts[1].hosts == -1, "absent fields are NaN / -1");
+	is_int(pts[1].bad_offset, 77, "where validation failed is kept");
 	ok(store_parse_record("{\"collective\":\"bcast\"", &pts[2], err, sizeof(err)) == -1,
 	   "truncated JSON refused");
 	diag("%s", err);
@@ -161,6 +163,21 @@ int main(void)
 	store_run_release(&got);
 	store_close(st);
 	st = NULL;
+
+	/* a schema 1 database: refused read-only, upgraded when written */
+	sqlite3_open(path, &db);
+	sqlite3_exec(db, "ALTER TABLE points DROP COLUMN ranks; ALTER TABLE points DROP COLUMN bad_rank;"
+		     "ALTER TABLE points DROP COLUMN bad_source; ALTER TABLE points DROP COLUMN bad_offset;"
+		     "PRAGMA user_version = 1;", NULL, NULL, NULL);
+	sqlite3_close(db);
+	is_int(count_rows(path, "PRAGMA user_version"), 1, "made a schema 1 database");
+	ok(store_open(path, STORE_RDONLY, &st) == -1, "read-only open of an older schema refused");
+	ok(store_open(path, STORE_CREATE, &st) == 0, "opened for writing: upgraded");
+	store_close(st);
+	st = NULL;
+	is_int(count_rows(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION, "now the current schema");
+	is_int(count_rows(path, "SELECT count(bad_offset IS NULL) FROM points"), 1,
+	       "with the new columns, and the points kept");
 
 	/* not a database; a newer schema */
 	f = fopen(junk, "w");
