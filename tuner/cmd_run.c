@@ -210,7 +210,8 @@ static int pick_launcher(const struct run_opts *o, const struct spec *s, enum la
 	} else {
 		*l = s->launcher;
 	}
-	if (*l == LAUNCHER_SRUN && !getenv("SLURM_JOB_ID"))
+	/* A dry run only shows the commands: it may be read anywhere. */
+	if (*l == LAUNCHER_SRUN && !getenv("SLURM_JOB_ID") && !o->dry_run)
 		return error("the srun launcher runs inside a Slurm allocation (SLURM_JOB_ID is "
 			     "not set): use 'sweetspot submit %s', or salloc, or --launcher mpirun",
 			     o->spec_path);
@@ -753,7 +754,7 @@ int cmd_run(int argc, char **argv)
 	strvec_push(&s.kernel_args, "-o");
 	strvec_push(&s.kernel_args, POINTS_FILE);
 	prog = launch_which(launcher_name(launcher));
-	if (!prog) {
+	if (!prog && !o.dry_run) {
 		error("%s is not installed (not found in PATH); choose another with --launcher",
 		      launcher_name(launcher));
 		goto out;

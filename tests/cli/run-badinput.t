@@ -6,7 +6,7 @@
 # options. None of these needs the kernel.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 24
+plan 26
 
 cat >"$TMP/a.cfg" <<EOF
 system = {
@@ -54,6 +54,9 @@ else
 fi
 exits_with 2 "srun outside an allocation" sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --launcher srun
 like "$TMP/err" 'inside a Slurm allocation' "says why"
+exits_with 0 "a dry run with srun is fine outside an allocation" \
+	sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --launcher srun --dry-run
+like "$TMP/out" "^cd .* && SLURM_HOSTFILE=.* srun --mpi=pmix " "and shows the srun command"
 exits_with 2 "unknown launcher" sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --launcher ssh
 exits_with 2 "unknown option" sweetspot run "$TMP/a.cfg" --bogus
 exits_with 2 "bad --max-launches" sweetspot run "$TMP/a.cfg" --max-launches 0

@@ -70,6 +70,15 @@ if [ -x "$BIN/sweetspot-kernel" ]; then
 	exits_with 2 "SWEETSPOT_FAULT=bad-key (misspelt): exit 2" \
 		with_fault bad-key -np 2 "$BIN/sweetspot-kernel"
 	like "$TMP/err" "unknown fault in SWEETSPOT_FAULT 'bad-key' \\(one of: flip-byte, hang, bad-rkey\\)" "  ... names the faults"
+	# This machine itself has no RDMA device (which is why the guest exists).
+	if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+		exits_with 2 "-t verbs on a machine without a device: exit 2" \
+			mpirun_local -np 2 "$BIN/sweetspot-kernel" -t verbs -m 4K
+		like "$TMP/err" 'no RDMA device with an active port here' "  ... says so"
+	else
+		skip "-t verbs without a device: this machine has one"
+		skip "  ... says so"
+	fi
 fi
 
 # The transport's own driver, built here: host binaries run unchanged in

@@ -32,9 +32,17 @@ pair() {
 	name=$1; shift
 	t "$@" >"$TMP/$name.server" 2>&1 &
 	spid=$!
-	sleep 1
-	t "$@" localhost >"$TMP/$name.client" 2>&1
-	crc=$?
+	# The server may take a while to listen on a busy emulated machine:
+	# retry the connection while it is still there to be reached.
+	tries=0
+	while :; do
+		sleep 1
+		t "$@" localhost >"$TMP/$name.client" 2>&1
+		crc=$?
+		tries=$((tries + 1))
+		[ $crc -ne 0 ] && [ $tries -lt 20 ] && kill -0 $spid 2>/dev/null &&
+			grep -q "Couldn't connect" "$TMP/$name.client" || break
+	done
 	wait $spid
 	src=$?
 	[ $crc -eq 0 ] && [ $src -eq 0 ] && return 0

@@ -15,6 +15,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${SWEETSPOT_TESTBED_CACHE:-$HERE/../cache}
 mkdir -p "$CACHE"
 CACHE=$(cd "$CACHE" && pwd)
+# One preparer at a time (a test and a benchmark may start together).
+exec 9>"$CACHE/.lock"
+command -v flock >/dev/null 2>&1 && flock 9
 
 missing() { echo "prepare: $*" >&2; exit 77; }
 for tool in apt-get apt-cache dpkg-deb depmod modprobe cpio gzip; do
