@@ -65,6 +65,14 @@ void compute_calibrate(struct kctx *k)
 {
 	double best = 0;
 
+	/* The hosts calibrate together while the workers wait, as they will
+	 * compute together while the workers wait in the compute phase. */
+	if (k->rank >= k->H) {
+		k->units_per_us = 0;
+		nb_barrier(k->world);
+		return;
+	}
+
 	/* Best of three: the least disturbed run is closest to the real rate. */
 	for (int rep = 0; rep < 3; rep++) {
 		uint64_t n = 256;
@@ -83,6 +91,7 @@ void compute_calibrate(struct kctx *k)
 			best = n / (dt * 1e6);
 	}
 	k->units_per_us = best;
+	nb_barrier(k->world);
 }
 
 void check_blocks(const void *base, const struct expect *e, uint64_t seq,
@@ -277,10 +286,21 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	tstats_of(times, o->iterations, &st);
 	res->ref_us = st.avg;
 	units = (uint64_t)(res->ref_us * k->units_per_us + 0.5);
-	if (run_phase(k, g, &cr, PH_COMPUTE, units, -1, times, res))
-		goto out;
-	tstats_of(times, o->iterations, &st);
-	res->compute_us = st.avg;
+	/* The compute must last as long as the reference. The rate measured
+	 * at start-up can be off (other ranks on the same cores, frequency
+	 * changes): measure, rescale and measure again, at most twice. The
+	 * decision rests on the reduced times only, the same on every rank
+	 * (workers, with no units, must run as many phases as the hosts). */
+	for (int tries = 0;; tries++) {
+		if (run_phase(k, g, &cr, PH_COMPUTE, units, -1, times, res))
+			goto out;
+		tstats_of(times, o->iterations, &st);
+		res->compute_us = st.avg;
+		if (tries == 2 || st.avg <= 0 ||
+		    (st.avg > 0.95 * res->ref_us && st.avg < 1.05 * res->ref_us))
+			break;
+		units = (uint64_t)(units * (res->ref_us / st.avg) + 0.5);
+	}
 	if (run_phase(k, g, &cr, PH_COMM, 0, -1, times, res))
 		goto out;
 	tstats_of(times, o->iterations, &st);

@@ -227,6 +227,11 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 		"# sweetspot run starts them itself, without a shell.\n", l->id, layout_ranks(l));
 	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN)) {
 		for (int pinned = 0; pinned < 2; pinned++) {
+			/* With --app, Open MPI drops the values of "-x NAME=value"
+			 * (seen with 4.1.4): set them in the environment and pass
+			 * only the names. */
+			for (size_t i = 0; i < s->env.nr; i++)
+				strvec_push(&av, s->env.v[i]);
 			strvec_push(&av, "mpirun");
 			if (s->launcher == LAUNCHER_MPIRUN)
 				for (size_t i = 0; i < s->launcher_args.nr; i++)
@@ -235,7 +240,7 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 			strvec_pushf(&av, "%u", s->time_limit);
 			for (size_t i = 0; i < s->env.nr; i++) {
 				strvec_push(&av, "-x");
-				strvec_push(&av, s->env.v[i]);
+				strvec_pushf(&av, "%.*s", (int)strcspn(s->env.v[i], "="), s->env.v[i]);
 			}
 			strvec_push(&av, "--hostfile");
 			strvec_pushf(&av, "%s/hostfile", g->final);

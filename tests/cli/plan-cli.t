@@ -4,7 +4,7 @@
 # file:line with exit 2 and nothing written.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 39
+plan 41
 exits_with 0 "plan --help" sweetspot plan --help
 like "$TMP/out" '^usage: sweetspot plan SPEC' "plan --help prints usage on stdout"
 exits_with 0 "generate --help" sweetspot generate --help
@@ -73,4 +73,14 @@ exits_with 2 "generate --launcher pbs" sweetspot generate "$TMP/good.cfg" -o "$T
 exits_with 0 "generate --layout ID" sweetspot generate "$TMP/good.cfg" -o "$TMP/one" --layout n4-ppn4-w4-wpn1-dpu
 is "$(ls "$TMP/one" | tr '\n' ' ')" "layouts.tsv n4-ppn4-w4-wpn1-dpu " "only that layout"
 exits_with 2 "generate --layout of no layout" sweetspot generate "$TMP/good.cfg" -o "$TMP/x" --layout n9
+# Open MPI drops the values of "-x NAME=value" given with --app: the people's
+# command sets them in the environment and passes the names only.
+cat >"$TMP/env.cfg" <<'CFG'
+system = { name = "e"; nodes = "localhost"; ppn = 4; onload = { cores = 2; };
+  host_bin = "/bin/true"; launcher = "mpirun"; env = [ "OMPI_MCA_osc=ucx" ]; };
+sweep = { collectives = ["bcast"]; assignments = ["block"]; sizes = "4K";
+  wpn = [1]; placement = ["onload"]; };
+CFG
+exits_with 0 "generate with env" sweetspot generate "$TMP/env.cfg" -o "$TMP/env"
+like "$TMP/env/n1-ppn4-w1-wpn1-onload/commands" '^OMPI_MCA_osc=ucx mpirun .* -x OMPI_MCA_osc --hostfile' "env values set before mpirun, names after -x"
 done_testing

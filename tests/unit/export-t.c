@@ -141,7 +141,7 @@ int main(void)
 	char path[] = "/tmp/export-t.XXXXXX";
 	char *file, *tmpl;
 
-	plan(34);
+	plan(35);
 	ok(!ompi_version_parse("4.1.4", &v) && v.major == 4 && v.minor == 1 && v.release == 4, "4.1.4");
 	ok(!ompi_version_parse("v5.0.7rc1", &v) && v.major == 5 && v.release == 7, "v5.0.7rc1");
 	ok(!ompi_version_parse("6.0", &v) && v.major == 6 && v.minor == 0, "6.0");
@@ -185,6 +185,15 @@ int main(void)
 	is_str(d.off[0].layout, "n8-ppn8-w8-wpn1-dpu", "256K: mean 97.5 tie goes to fewer workers");
 	is_str(d.off[1].layout, "n8-ppn8-w8-wpn1-dpu", "1M: exact tie at 99 goes to fewer workers");
 
+	{
+		struct band *b;
+		size_t nb = decisions_bands(&d, "bcast", &b);
+
+		ok(nb == 1 && b[0].lo == 262144 && b[0].hi == 1048576 && b[0].nsizes == 2 &&
+		   !strcmp(b[0].best->layout, "n8-ppn8-w8-wpn1-dpu"),
+		   "256K and 1M share their best: one size band");
+		free(b);
+	}
 	rules = to_string(w_rules, &d, &o);
 	nn = rules ? numbers(rules, num, 64) : 0;
 	/* 2 colls, 7 1 4 2 [0 6 0 0] [65536 8 0 0], 9 1 4 1 [0 1 0 0]: 21 numbers */
