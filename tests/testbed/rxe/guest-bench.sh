@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/testbed/rxe/guest-bench.sh: the measuring half of
-# tests/bench/verbs.sh, run inside the Soft-RoCE guest. Interleaves three
+# tests/bench/verbs.sh, run inside the Soft-RoCE guest. Interleaves five
 # runs each of perftest's ib_write_bw and sweetspot-kernel --mode bw -t
 # verbs --window 16, both streaming 1 MiB RDMA writes between two processes
 # over rxe0, and
@@ -15,7 +15,7 @@ KERNEL=$SWEETSPOT_ROOT/bin/sweetspot-kernel
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_osc=pt2pt
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
-for rep in 1 2 3; do
+for rep in 1 2 3 4 5; do
 	timeout 120 ib_write_bw -d rxe0 -x 1 -F --report_gbits -s $SIZE -n $ITERS >/tmp/server 2>&1 &
 	spid=$!
 	# Retry while the server is not listening yet (a busy emulated machine).
