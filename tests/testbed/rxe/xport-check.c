@@ -83,8 +83,12 @@ int main(int argc, char **argv)
 	if (!t)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	rc = t->ops->init(t, &cfg, MPI_COMM_WORLD);
-	if (rc == -2)
-		exit(2);	/* bad input: nothing was sent, nobody waits for us */
+	if (rc == -2) {
+		/* Bad input: every rank agreed and one said why; leave together. */
+		free(t);
+		MPI_Finalize();
+		return 2;
+	}
 	if (rc)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	unsigned char *mine = t->base, *got = mine + bytes;
