@@ -223,6 +223,7 @@ int cmd_baseline(int argc, char **argv)
 	struct store_run run = { 0 };
 	const char *path = NULL, *db = STORE_DEFAULT_PATH, *lname = NULL, *algs = NULL;
 	char *key = NULL, *root = NULL, *dbcopy = NULL, host[256] = "localhost";
+	char cwd[4096];
 	struct job *jobs = NULL;
 	size_t njobs = 0, failed = 0;
 	enum launcher l;
@@ -278,7 +279,12 @@ int cmd_baseline(int argc, char **argv)
 		error("baseline: Open MPI's algorithms are measured with mpirun or srun, not mpirun_rsh");
 		goto out;
 	}
-	dbcopy = xstrdup(db);
+	/* Absolute: launches start in their own folder, and the -o path given
+	 * to the kernel must name the same file there. */
+	if (*db == '/' || !getcwd(cwd, sizeof(cwd)))
+		dbcopy = xstrdup(db);
+	else
+		dbcopy = xasprintf("%s/%s", cwd, db);
 	root = xasprintf("%s/runs", dirname(dbcopy));
 	if (!dry && mkdir_p(root))
 		goto out;

@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
-plan 16
+plan 18
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/baseline-local.cfg
 DB=$TMP/b/s.db
@@ -19,6 +19,12 @@ like "$TMP/out" "OMPI_MCA_coll_tuned_bcast_algorithm=8 mpirun .* --mode mpi -c b
 ok "the dry run wrote nothing" [ ! -e "$DB" ]
 exits_with 0 "baseline: default, 6 and 8" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
 like "$TMP/out" "^baseline run [0-9]+: 3 launches, 0 failed$" "three launches"
+# A database named relative to the current folder (the default is
+# results/sweetspot.db): the kernels, started in their launch folders, still
+# write where sweetspot reads.
+mkdir -p "$TMP/cwd"
+exits_with 0 "baseline with a relative --db" sh -c "cd '$TMP/cwd' && sweetspot baseline '$SPEC' --db rel/s.db --algorithms 6"
+like "$TMP/out" "^baseline run [0-9]+: 2 launches, 0 failed$" "... every launch stored"
 exits_with 0 "again: nothing measured twice" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
 ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
 exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
