@@ -128,12 +128,11 @@ int cmd_plot(int argc, char **argv)
 		if (run_id)
 			r = store_get_run(st, run_id, &run);
 		else {
-			char *key = spec ? spec_run_key(spec) : NULL;
-
-			r = key ? store_latest_run(st, key, &run) : 0;
-			free(key);
+			/* The latest sweep, not an Open MPI baseline run
+			 * recorded after it (those hold no offloaded point). */
+			r = spec ? recommend_find_run(st, spec, 0, &run) : 0;
 			if (!r)
-				r = store_latest_run(st, NULL, &run);
+				r = recommend_find_run(st, NULL, 0, &run);
 		}
 		if (r <= 0) {
 			if (!r)

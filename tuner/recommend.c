@@ -320,7 +320,7 @@ static int is_baseline(const struct store_run *r)
 /* The latest run of spec_path (any spec when NULL) that is, or is not, an
  * Open MPI baseline (`sweetspot baseline` records SPEC:baseline). 1 and *r,
  * 0 none, -1 error. */
-static int find_run(struct store *st, const char *spec_path, int baseline, struct store_run *r)
+int recommend_find_run(struct store *st, const char *spec_path, int baseline, struct store_run *r)
 {
 	struct store_run last = { 0 };
 	long long id;
@@ -374,12 +374,12 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 			error("%s: no run %lld", db, run_id);
 	} else {
 		/* The sweep's run, and the Open MPI baseline's run beside it. */
-		r = find_run(st, spec_path, 0, &run);
+		r = recommend_find_run(st, spec_path, 0, &run);
 		if (!r && spec_path)
-			r = find_run(st, NULL, 0, &run);
-		rb = find_run(st, spec_path, 1, &base);
+			r = recommend_find_run(st, NULL, 0, &run);
+		rb = recommend_find_run(st, spec_path, 1, &base);
 		if (!rb && spec_path)
-			rb = find_run(st, NULL, 1, &base);
+			rb = recommend_find_run(st, NULL, 1, &base);
 		if (!r && rb > 0) {
 			run = base;
 			memset(&base, 0, sizeof(base));

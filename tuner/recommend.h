@@ -101,4 +101,12 @@ int mpi_algorithm_id(const char *s);
  * "?" when unknown. */
 const char *mpi_algorithm_name(const char *collective, int alg);
 
+struct store;
+struct store_run;
+/* The latest run of spec_path (any spec when NULL) that is (baseline set)
+ * or is not an Open MPI baseline run of `sweetspot baseline`. Returns 1 and
+ * fills *r (release it), 0 when there is none, -1 on error. */
+int recommend_find_run(struct store *st, const char *spec_path, int baseline,
+		       struct store_run *r);
+
 #endif

@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
-plan 18
+plan 21
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/baseline-local.cfg
 DB=$TMP/b/s.db
@@ -71,4 +71,9 @@ else
 		--mca coll_tuned_bcast_algorithm "$alg"
 fi
 ok "the same" cmp -s "$TMP/rules.t" "$TMP/want.t"
+# A baseline run recorded after the sweep holds no offloaded point: plot,
+# given no spec, draws the latest sweep rather than failing on the baseline.
+exits_with 0 "a sweep" sweetspot run "$SPEC" --db "$TMP/p/s.db"
+exits_with 0 "then a baseline" sweetspot baseline "$SPEC" --db "$TMP/p/s.db" --algorithms 6
+exits_with 0 "plot draws the sweep, not the later baseline" sweetspot plot --db "$TMP/p/s.db" -o "$TMP/fig"
 done_testing
