@@ -1,6 +1,7 @@
 /* tests/unit/generate-t.c: generated layout folders, replacing earlier
  * output, and nothing at all left behind when writing fails. */
 #include "tap.h"
+#include "testfs.h"
 #include "generate.h"
 
 #include <dirent.h>
@@ -20,20 +21,6 @@ static char *data_path(const char *name)
 }
 
 /* Entries of a folder (without . and ..), or -1. */
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 static int exists(const char *fmt, const char *a, const char *b)
 {
 	char *p = xasprintf(fmt, a, b);
@@ -86,14 +73,14 @@ int main(void)
 	is_int(generate_plan(&s, &p, out, GEN_ALL, 0), 0, "generate into a new folder");
 	ok(exists("%s/%s", out, "layouts.tsv"), "layouts.tsv written");
 	path = xasprintf("%s/n2-ppn12-w8-wpn4-dpu", out);
-	is_int(entries(path), 8, "8 files in the layout folder");
+	is_int(test_dir_entries(path, NULL), 8, "8 files in the layout folder");
 	free(path);
 	q = quiet(1, -1);
 	r = generate_plan(&s, &p, out, GEN_ALL, 0);
 	quiet(0, q);
 	is_int(r, -2, "an existing output is not replaced without force");
 	is_int(generate_plan(&s, &p, out, GEN_ALL, 1), 0, "with force it is");
-	is_int(entries(tmp), 1, "and nothing else is left next to it");
+	is_int(test_dir_entries(tmp, NULL), 1, "and nothing else is left next to it");
 	foreign = xasprintf("%s/mine", tmp);
 	mkdir(foreign, 0755);
 	path = xasprintf("%s/notes.txt", foreign);
@@ -108,16 +95,16 @@ int main(void)
 	/* One layout's folder, as sweetspot run makes them. */
 	lay = xasprintf("%s/lay", tmp);
 	is_int(generate_layout(&s, &p.layouts[0], lay), 0, "generate_layout into a new folder");
-	is_int(entries(lay), 8, "8 files");
+	is_int(test_dir_entries(lay, NULL), 8, "8 files");
 	is_int(generate_layout(&s, &p.layouts[0], lay), 0, "again: the earlier files are replaced");
 	is_int(generate_layout_for(&s, &p.layouts[0], lay, GEN_LAUNCHER(LAUNCHER_SRUN)), 0,
 	       "srun files only");
-	is_int(entries(lay), 3, "slurm.hostfile, multi-prog.conf and commands");
+	is_int(test_dir_entries(lay, NULL), 3, "slurm.hostfile, multi-prog.conf and commands");
 	q = quiet(1, -1);
 	r = generate_layout(&s, &p.layouts[0], foreign);
 	quiet(0, q);
 	is_int(r, -1, "generate_layout refuses a folder with other files");
-	is_int(entries(foreign), 1, "and leaves them alone");
+	is_int(test_dir_entries(foreign, NULL), 1, "and leaves them alone");
 
 	/* A write that fails half-way (file size limit, as on a full disk). */
 	path = data_path("profiles/paper.cfg");
@@ -135,18 +122,16 @@ int main(void)
 	setrlimit(RLIMIT_FSIZE, &old);
 	is_int(r, -1, "a write that fails makes generate fail");
 	ok(access(big, F_OK), "and the output folder does not exist");
-	is_int(entries(tmp), 3, "no temporary folder is left (out, mine, lay only)");
+	is_int(test_dir_entries(tmp, NULL), 3, "no temporary folder is left (out, mine, lay only)");
 	is_int(generate_plan(&paper, &pp, big, GEN_ALL, 0), 0, "without the limit it works");
-	is_int(entries(big), 16, "15 layout folders and layouts.tsv");
+	is_int(test_dir_entries(big, NULL), 16, "15 layout folders and layouts.tsv");
 
 	plan_release(&pp);
 	spec_release(&paper);
 	plan_release(&p);
 	spec_release(&s);
-	path = xasprintf("rm -rf '%s'", tmp);
-	if (system(path))
+	if (test_rm_tree(tmp))
 		diag("could not remove %s", tmp);
-	free(path);
 	free(out);
 	free(lay);
 	free(big);

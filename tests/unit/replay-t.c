@@ -5,6 +5,7 @@
  * table lacks is a failed one; and every bad input names its line.
  */
 #include "tap.h"
+#include "testfs.h"
 #include "replay.h"
 #include "strvec.h"
 
@@ -103,11 +104,6 @@ int main(void)
 	ok(replay_load(f, &rp) == -1, "nan is not a measurement");
 	free(f);
 	ok(replay_load("/nonexistent/x.csv", &rp) == -1, "a missing file");
-	{
-		char *cmd = xasprintf("rm -rf %s", dir);
-
-		ok(system(cmd) == 0, "cleaned up");
-		free(cmd);
-	}
+	ok(test_rm_tree(dir) == 0, "cleaned up");
 	return done_testing();
 }

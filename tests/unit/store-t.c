@@ -2,6 +2,7 @@
  * kernel record parsing, all-or-nothing launches, no point stored twice,
  * retries replacing earlier attempts, and the read API. */
 #include "tap.h"
+#include "testfs.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -194,13 +195,8 @@ int main(void)
 	for (int i = 0; i < 2; i++)
 		store_point_release(&pts[i]);
 	store_run_release(&run);
-	{
-		char *cmd = xasprintf("rm -rf '%s'", dir);
-
-		if (system(cmd))
-			diag("cannot remove %s", dir);
-		free(cmd);
-	}
+	if (test_rm_tree(dir))
+		diag("cannot remove %s", dir);
 	free(path);
 	free(junk);
 	free(newer);
