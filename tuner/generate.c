@@ -216,6 +216,33 @@ static char *env_word(const char *e)
 	return w;
 }
 
+/* Appends " NAME=value" for each of the spec's environment entries to the
+ * malloc'd line *line (a NULL *line starts a new one without the blank). */
+static void append_env_words(char **line, const struct spec *s)
+{
+	for (size_t i = 0; i < s->env.nr; i++) {
+		char *w = env_word(s->env.v[i]);
+
+		if (!*line) {
+			*line = w;
+			continue;
+		}
+		*line = xrealloc(*line, strlen(*line) + strlen(w) + 2);
+		strcat(strcat(*line, " "), w);
+		free(w);
+	}
+}
+
+/* The launcher's name, then the spec's launcher_args when they are for it. */
+static void push_launcher(struct strvec *av, const struct spec *s, enum launcher which,
+			  const char *name)
+{
+	strvec_push(av, name);
+	if (s->launcher == which)
+		for (size_t i = 0; i < s->launcher_args.nr; i++)
+			strvec_push(av, s->launcher_args.v[i]);
+}
+
 static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 {
 	const struct spec *s = g->s;
@@ -227,15 +254,13 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 		"# sweetspot run starts them itself, without a shell.\n", l->id, layout_ranks(l));
 	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN)) {
 		for (int pinned = 0; pinned < 2; pinned++) {
+			char *env = NULL;
+
 			/* With --app, Open MPI drops the values of "-x NAME=value"
 			 * (seen with 4.1.4): set them in the environment and pass
-			 * only the names. */
-			for (size_t i = 0; i < s->env.nr; i++)
-				strvec_push(&av, s->env.v[i]);
-			strvec_push(&av, "mpirun");
-			if (s->launcher == LAUNCHER_MPIRUN)
-				for (size_t i = 0; i < s->launcher_args.nr; i++)
-					strvec_push(&av, s->launcher_args.v[i]);
+			 * only the names, as launch/argv.c does for sweetspot run. */
+			append_env_words(&env, s);
+			push_launcher(&av, s, LAUNCHER_MPIRUN, "mpirun");
 			strvec_push(&av, "--timeout");
 			strvec_pushf(&av, "%u", s->time_limit);
 			for (size_t i = 0; i < s->env.nr; i++) {
@@ -251,16 +276,16 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 			strvec_push(&av, "--app");
 			strvec_pushf(&av, "%s/appfile", g->final);
 			line = strvec_join_quoted(&av);
-			fprintf(f, "\n# Open MPI%s\n%s\n", pinned ? ", each rank pinned by the rankfile" : "", line);
+			fprintf(f, "\n# Open MPI%s\n%s%s%s\n",
+				pinned ? ", each rank pinned by the rankfile" : "",
+				env ? env : "", env ? " " : "", line);
 			free(line);
+			free(env);
 			strvec_clear(&av);
 		}
 	}
 	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH)) {
-		strvec_push(&av, "mpirun_rsh");
-		if (s->launcher == LAUNCHER_MPIRUN_RSH)
-			for (size_t i = 0; i < s->launcher_args.nr; i++)
-				strvec_push(&av, s->launcher_args.v[i]);
+		push_launcher(&av, s, LAUNCHER_MPIRUN_RSH, "mpirun_rsh");
 		strvec_push(&av, "-np");
 		strvec_pushf(&av, "%u", layout_ranks(l));
 		strvec_push(&av, "-hostfile");
@@ -268,12 +293,7 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 		line = strvec_join_quoted(&av);
 		strvec_clear(&av);
 		/* mpirun_rsh takes NAME=value words before -config. */
-		for (size_t i = 0; i < s->env.nr; i++) {
-			p = env_word(s->env.v[i]);
-			line = xrealloc(line, strlen(line) + strlen(p) + 2);
-			strcat(strcat(line, " "), p);
-			free(p);
-		}
+		append_env_words(&line, s);
 		strvec_push(&av, "-config");
 		strvec_pushf(&av, "%s/config", g->final);
 		p = strvec_join_quoted(&av);
@@ -287,16 +307,8 @@ static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
 
 		line = env_word(hf);
 		free(hf);
-		for (size_t i = 0; i < s->env.nr; i++) {
-			p = env_word(s->env.v[i]);
-			line = xrealloc(line, strlen(line) + strlen(p) + 2);
-			strcat(strcat(line, " "), p);
-			free(p);
-		}
-		strvec_push(&av, "srun");
-		if (s->launcher == LAUNCHER_SRUN)
-			for (size_t i = 0; i < s->launcher_args.nr; i++)
-				strvec_push(&av, s->launcher_args.v[i]);
+		append_env_words(&line, s);
+		push_launcher(&av, s, LAUNCHER_SRUN, "srun");
 		strvec_push(&av, "--mpi=pmix");
 		strvec_pushf(&av, "-n%u", layout_ranks(l));
 		strvec_push(&av, "--distribution=arbitrary");
