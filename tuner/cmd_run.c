@@ -632,6 +632,27 @@ static int sweep(struct store *st, struct store_run *run, const struct run_opts 
 				break;
 			}
 			rc = execute_launch(st, run->id, s, &ol, &oc);
+			/* A failed launch gets the spec's retries (transient faults of
+			 * launchers and fabrics); the failed attempt's folder is kept
+			 * beside, as <folder>.attemptN; the launch log keeps every
+			 * attempt, the points only the last one's. */
+			for (unsigned a = 1; rc == 0 && !oc.ok && a <= s->retries && !run_stop; a++) {
+				char *keep = xasprintf("%s.attempt%u", dir, a);
+
+				fprintf(stderr, "sweetspot: %s r%u failed (%s); attempt %u of %u\n",
+					l->id, rep, oc.reason, a + 1, s->retries + 1);
+				one_launch_release(&ol);
+				if (remove_tree(keep) || rename(dir, keep) ||
+				    prepare_launch(s, launcher, l, (int)rep, dir, &ol)) {
+					error("cannot prepare another attempt in %s", dir);
+					free(keep);
+					rc = -1;
+					memset(&ol, 0, sizeof(ol));
+					break;
+				}
+				free(keep);
+				rc = execute_launch(st, run->id, s, &ol, &oc);
+			}
 			if (rc == 1)
 				interrupted = 1;
 			else if (rc < 0)

@@ -35,7 +35,7 @@ static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
 static const char *const sweep_keys[] = { "collectives", "algorithms", "assignments", "sizes",
 	"wpn", "workers", "nodes", "placement", "iterations", "warmup", "repetitions",
-	"time_limit", "transport", NULL };
+	"time_limit", "retries", "transport", NULL };
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
@@ -720,6 +720,7 @@ static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spe
 	get_uint(ld, sw, "sweep.", "warmup", 0, 0, 10000000, &s->warmup, NULL);
 	get_uint(ld, sw, "sweep.", "repetitions", 0, 1, 10000, &s->repetitions, NULL);
 	get_uint(ld, sw, "sweep.", "time_limit", 0, 1, 7 * 86400, &s->time_limit, NULL);
+	get_uint(ld, sw, "sweep.", "retries", 0, 0, 10, &s->retries, NULL);
 	if (!get_string(ld, sw, "sweep.", "transport", 0, &str, &line) && str) {
 		if (name_index(transport_names, str) < 0)
 			SPEC_BAD(ld, line, "'sweep.transport': unknown transport '%s'%s", str,

@@ -29,6 +29,7 @@
  *     placement = [ "dpu", "onload" ];
  *     iterations = 1000; warmup = 100; repetitions = 3;
  *     time_limit = 600;                # seconds per launch
+ *     retries = 1;                     # optional: attempts more for a failed launch
  *     transport = "auto";              # optional: rma | verbs | auto
  *   };
  */
@@ -87,6 +88,7 @@ struct spec {
 	enum placement *placements;
 	size_t nplacements;
 	unsigned iterations, warmup, repetitions, time_limit;
+	unsigned retries;	/* more attempts of a failed launch (default 0) */
 	char *transport;	/* NULL: the kernel's default */
 
 	struct spec_lines line;

@@ -8,7 +8,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
-plan 34
+plan 39
 
 # A small sweep: 2 layouts x 2 repetitions, 2 points each.
 spec() {
@@ -30,6 +30,7 @@ sweep = {
 	placement = [ "onload" ];
 	iterations = 3; warmup = 1; repetitions = ${REPS:-2};
 	time_limit = ${LIMIT:-60};
+	retries = ${RETRIES:-0};
 	transport = "rma";
 };
 EOF
@@ -95,6 +96,16 @@ is "$?" "1" "hang: run exits 1"
 is "$(q 'SELECT count(*) FROM launches WHERE run = 5 AND timed_out')" "2" \
 	"both launches recorded as timed out (the sweep went on)"
 like "$TMP/err" "timed out" "the reason is shown"
+
+# retries: a failed launch is attempted again, the failed attempt's folder
+# kept beside; the launch log holds both attempts, the points only the last.
+REPS=1 RETRIES=1 spec >"$TMP/r.cfg"
+SWEETSPOT_FAULT=flip-byte sweetspot run "$TMP/r.cfg" --db "$TMP/retry.db" >"$TMP/out" 2>"$TMP/err"
+is "$?" "1" "retries: a fault that stays still fails the run"
+like "$TMP/err" "r1 failed .*; attempt 2 of 2" "the second attempt is announced"
+ok "the first attempt's folder is kept" test -d "$(ls -d "$TMP"/runs/retry-1/*-r1.attempt1 2>/dev/null | head -1)"
+is "$(sqlite3 "$TMP/retry.db" 'SELECT count(*) || "/" || count(DISTINCT layout) FROM launches')" "2/1" "both attempts in the launch log"
+is "$(sqlite3 "$TMP/retry.db" 'SELECT count(*) FROM points')" "2" "the layout's 2 points stored once"
 
 # SIGTERM: the launch under way is stopped and not recorded; what was
 # finished stays, and the run continues from there next time.

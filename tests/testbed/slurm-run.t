@@ -45,6 +45,7 @@ sweep = {
 	placement = [ "dpu" ];
 	iterations = 3; warmup = 1; repetitions = $4;
 	time_limit = $5;
+	retries = ${RETRIES:-0};
 	transport = "rma";
 };
 EOF
@@ -96,13 +97,17 @@ ALLOC="--nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2"
 
 # srun inside an allocation
 DB=$TMP/srun.db
-spec "n[1-2]" mpirun "" 1 120 >"$TMP/s.cfg"
+# One more attempt for a failed launch: on these emulated nodes a step has,
+# now and then, outlived its last rank's output (seen in ~1 of 10 runs of
+# this file: every point written, then the step never ended). The retry is
+# said in the TAP output (why) when it happens.
+RETRIES=1 spec "n[1-2]" mpirun "" 1 120 >"$TMP/s.cfg"
 exits_with 0 "srun: a sweep inside an allocation" salloc -Q $ALLOC sweetspot run "$TMP/s.cfg" --db "$DB"
 is "$(q "SELECT launcher FROM runs")" "srun" "srun chosen inside the allocation"
 like "$TMP/err" "^\[2/2\] " "progress lines"
 is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/s.cfg")" "every point stored"
 why
-ok "argv is srun --mpi=pmix" test "$(q "SELECT count(*) FROM launches WHERE argv LIKE 'srun --mpi=pmix%'")" -eq 2
+ok "argv is srun --mpi=pmix" test "$(q "SELECT count(DISTINCT layout || ':' || repetition) FROM launches WHERE ok AND argv LIKE 'srun --mpi=pmix%'")" -eq 2
 is "$(q "SELECT DISTINCT host_source FROM points")" "SLURMD_NODENAME" "ranks report their Slurm node"
 ok "every rank ran on its planned node" placement_ok "$DB" 1
 like "$TMP/out" "^run 1: 2 of 2 launches, 0 failed" "summary"
@@ -129,7 +134,7 @@ why
 
 # submit --wait, chained chunks (4 launches in 2 jobs)
 DB=$TMP/chunks.db
-spec "n[1-2]" mpirun "" 2 120 >"$TMP/c.cfg"
+RETRIES=1 spec "n[1-2]" mpirun "" 2 120 >"$TMP/c.cfg"
 exits_with 0 "submit --chunks 2 --wait" sweetspot submit "$TMP/c.cfg" --chunks 2 --wait --db "$DB"
 like "$TMP/out" "chunk 2 of 2, after [0-9]+" "the second job is chained after the first"
 is "$(q 'SELECT count(*) FROM jobs')" "2" "two jobs recorded"
