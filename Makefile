@@ -3,9 +3,13 @@
 #
 #   make            build bin/sweetspot and bin/sweetspot-kernel
 #   make check      run every test under prove (TAP)
+#   make mpich      bin/mpich/sweetspot-kernel, the kernel built with MPICH
+#   make smpi       bin/smpi/sweetspot-kernel, the kernel built with SimGrid SMPI
 #   make bench      run the benchmarks, printing measured ratios
 #   make demo       a local sweep into results/sweetspot.db, its table, a recommendation
-#   make install    PREFIX (default /usr/local) and DESTDIR are honoured
+#   make install    PREFIX (default /usr/local) and DESTDIR are honoured:
+#                   programs, profiles, man pages, bash completion
+#   make uninstall  removes what install put there
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -13,7 +17,9 @@ DATADIR ?= $(PREFIX)/share/sweetspot
 DESTDIR ?=
 
 CC      ?= cc
-MPICC   ?= mpicc
+# Open MPI's compiler by its own name where MPICH is installed beside it:
+# plain mpicc is whichever family the alternatives system points at.
+MPICC   ?= $(if $(shell command -v mpicc.openmpi 2>/dev/null),mpicc.openmpi,mpicc)
 CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 VERSION := 0.1.0
@@ -31,23 +37,68 @@ UNIT_TESTS :=
 
 all: programs
 
+# Each part sees only the headers it may use, so a forbidden include fails to
+# compile: common/ sees itself; launch/ common/ and itself; kernels/sched/
+# (the schedule builders: pure C, no MPI) common/ and itself; kernels/
+# common/, the builders and itself; the tuner everything but the kernel's
+# MPI side (it runs the builders in its model, never MPI or verbs).
+INC_common  := -Icommon
+INC_launch  := -Icommon -Ilaunch
+INC_sched   := -Icommon -Ikernels/sched
+INC_kernels := -Icommon -Ikernels/sched -Ikernels
+INC_tuner   := -Icommon -Ilaunch -Ikernels/sched -Ituner
+
+# The schedule builders (kernels/sched/) go into the kernel and the tuner's
+# library alike.
+SCHED_SRC  := $(wildcard kernels/sched/*.c)
+SCHED_OBJ  := $(SCHED_SRC:%.c=$(BUILD)/%.o)
+
+include common/module.mk
 include tuner/module.mk
 include launch/module.mk
 include kernels/module.mk
+include kernels/mpich.mk
+include kernels/smpi.mk
 include tests/module.mk
+include tests/fuzz/module.mk
 
 programs: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Ituner -Ilaunch -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(INC_$(firstword $(subst /, ,$*))) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+MANDIR  ?= $(PREFIX)/share/man
+COMPDIR ?= $(PREFIX)/share/bash-completion/completions
+MAN1    := tuner/sweetspot.1 kernels/sweetspot-kernel.1
+MAN5    := tuner/sweetspot.cfg.5
+
+# Installed profiles name the installed kernel: a relative host_bin would be
+# taken from the profile's own folder, where no kernel is. The path written
+# is the one the programs will have at run time (PREFIX, not DESTDIR).
 install: programs
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/profiles \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(COMPDIR)
 	install -m 0755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
-	install -m 0644 profiles/*.cfg $(DESTDIR)$(DATADIR)/profiles/
+	for f in profiles/*.cfg; do \
+		sed 's|^\([[:space:]]*host_bin[[:space:]]*=[[:space:]]*\)"[^"/]*/*\.\./bin/sweetspot-kernel"|\1"$(BINDIR)/sweetspot-kernel"|' \
+			"$$f" >$(DESTDIR)$(DATADIR)/profiles/.tmp && \
+		chmod 0644 $(DESTDIR)$(DATADIR)/profiles/.tmp && \
+		mv $(DESTDIR)$(DATADIR)/profiles/.tmp $(DESTDIR)$(DATADIR)/profiles/$${f#profiles/} || exit 1; \
+	done
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 tuner/sweetspot.bash $(DESTDIR)$(COMPDIR)/sweetspot
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sweetspot $(DESTDIR)$(BINDIR)/sweetspot-kernel
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg))
+	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+	rm -f $(DESTDIR)$(COMPDIR)/sweetspot
 
 # The main job: a local sweep (Open MPI on this machine, onload workers) kept
 # in results/sweetspot.db, then its table and the recommendation. Running it again resumes: what is
@@ -61,4 +112,4 @@ demo: programs
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all programs install clean check bench demo
+.PHONY: all programs install uninstall clean check check-asan bench demo

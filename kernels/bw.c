@@ -4,7 +4,8 @@
  * target, over and over (--window N: N writes in flight per wait); other
  * ranks wait. The figure the benchmark scripts set beside memcpy over the
  * same working set (rma) or perftest's ib_write_bw (verbs). The last write
- * is checked.
+ * is checked. The offloaded kernels measure the same way, once per launch,
+ * for the p2p_bw their bandwidths are compared with.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,50 @@
 #include "modes.h"
 #include "validate.h"
 
+int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int window,
+	       double *us, struct point_result *pr)
+{
+	double t0 = 0, elapsed = 0;
+	long long bad = -1;
+	int rank, src = -1;
+	const uint64_t seq = 1;
+
+	MPI_Comm_rank(world, &rank);
+	*pr = (struct point_result){ .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
+	if (rank == 0) {
+		pattern_fill(t->base, m, 0, seq);
+		if (t->ops->sync(t))
+			return -1;
+	}
+	nb_barrier(world);
+	/* With a window of N, N writes are in flight before each wait, as a
+	 * streaming bandwidth test (perftest's) keeps the link busy; the
+	 * warm-up's writes are all complete before the clock starts. */
+	for (int i = 0, n = o->warmup + o->iterations; rank == 0 && i < n; i++) {
+		if (i == o->warmup) {
+			if (t->ops->wait(t))
+				return -1;
+			t0 = MPI_Wtime();
+		}
+		if (t->ops->write(t, 1, 0, 0, m))
+			return -1;
+		if (((i + 1) % window == 0 || i + 1 == n) && t->ops->wait(t))
+			return -1;
+	}
+	if (rank == 0)
+		elapsed = MPI_Wtime() - t0;
+	nb_barrier(world);
+	if (rank == 1) {
+		if (t->ops->sync(t))
+			return -1;
+		check_blocks(t->base, NULL, &(struct expect){ &(struct block){ 0, m, 0, 0 }, 1, 1 }, seq, &bad, &src);
+	}
+	combine_validation(world, bad, src, "bw", pr);
+	*us = elapsed * 1e6 / o->iterations;
+	MPI_Bcast(us, 1, MPI_DOUBLE, 0, world);
+	return 0;
+}
+
 int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	    struct runinfo *ri, FILE *out)
 {
@@ -21,11 +66,9 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	size_t m = o->sizes[0];
 	unsigned char *talks;
 	struct transport_cfg cfg;
-	struct point_result pr = { .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
-	double t0 = 0, elapsed = 0;
-	long long bad = -1;
-	int rank, size, src = -1, ret = -1;
-	const uint64_t seq = 1;
+	struct point_result pr;
+	double us = 0;
+	int rank, size, ret = -1;
 
 	MPI_Comm_rank(world, &rank);
 	MPI_Comm_size(world, &size);
@@ -44,42 +87,13 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	ret = -1;
 	ri->device = t->device;
 	fault_hang(o, rank);
-	if (rank == 0) {
-		pattern_fill(t->base, m, 0, seq);
-		if (t->ops->sync(t))
-			goto out;
-	}
-	nb_barrier(world);
-	/* With --window N, N writes are in flight before each wait, as a
-	 * streaming bandwidth test (perftest's) keeps the link busy; the
-	 * warm-up's writes are all complete before the clock starts. */
-	for (int i = 0, n = o->warmup + o->iterations; rank == 0 && i < n; i++) {
-		if (i == o->warmup) {
-			if (t->ops->wait(t))
-				goto out;
-			t0 = MPI_Wtime();
-		}
-		if (t->ops->write(t, 1, 0, 0, m))
-			goto out;
-		if (((i + 1) % o->window == 0 || i + 1 == n) && t->ops->wait(t))
-			goto out;
-	}
-	if (rank == 0)
-		elapsed = MPI_Wtime() - t0;
-	nb_barrier(world);
-	if (rank == 1) {
-		if (t->ops->sync(t))
-			goto out;
-		check_blocks(t->base, &(struct expect){ &(struct block){ 0, m, 0 }, 1, 1 }, seq, &bad, &src);
-	}
-	combine_validation(world, bad, src, "bw", &pr);
+	if (bw_measure(t, world, o, m, o->window, &us, &pr))
+		goto out;
 	if (out) {
-		double us = elapsed * 1e6 / o->iterations;
-
 		fprintf(out, "{\"schema\":%d,\"mode\":\"bw\",\"transport\":", SCHEMA_VERSION);
-		json_string(out, transport);
+		kout_json_string(out, transport);
 		fprintf(out, ",\"device\":");
-		json_string(out, ri->device);
+		kout_json_string(out, ri->device);
 		fprintf(out, ",\"bytes\":%zu,\"iterations\":%d,\"warmup\":%d,\"window\":%d,"
 			"\"us_per_write\":%.3f,\"bytes_per_s\":%.0f,\"valid\":%s}\n", m, o->iterations,
 			o->warmup, o->window, us,

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reduce.h"
 #include "validate.h"
 
 int nb_barrier(MPI_Comm comm)
@@ -51,6 +52,14 @@ void compute_run(uint64_t n)
 {
 	uint64_t x = 0x2545f4914f6cdd1dull ^ n;
 
+#ifdef SMPI_H
+	/* Under SimGrid SMPI (make smpi) the dummy compute is simulated work,
+	 * not host time: 16 rounds of 3 shifts and xors per unit, 48 flops,
+	 * so that simulated runs are deterministic. */
+	smpi_execute_flops((double)n * 48.0);
+	(void)x;
+	return;
+#endif
 	for (uint64_t i = 0; i < n; i++)
 		for (int j = 0; j < 16; j++) {
 			x ^= x << 13;
@@ -94,14 +103,18 @@ void compute_calibrate(struct kctx *k)
 	nb_barrier(k->world);
 }
 
-void check_blocks(const void *base, const struct expect *e, uint64_t seq,
-		  long long *off, int *src)
+void check_blocks(const void *base, const struct coll_geom *g, const struct expect *e,
+		  uint64_t seq, long long *off, int *src)
 {
 	*off = -1;
 	*src = -1;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct block *b = &e->b[i];
-		long long bad = pattern_check((const char *)base + b->off, b->len, b->src, seq);
+		const char *p = (const char *)base + b->off;
+		long long bad = b->src == BLOCK_REDUCED
+			? reduce_check(p, b->len, g->dt, g->op, g->H, seq,
+				       (b->off - b->base) / dtype_size(g->dt))
+			: pattern_check(p, b->len, b->src, seq);
 
 		if (bad >= 0) {
 			*off = (long long)b->off + bad;
@@ -133,51 +146,175 @@ void combine_validation(MPI_Comm comm, long long off, int src, const char *phase
 	free(all);
 }
 
-/* Runs one stage list; corrupt: flip a byte of our first written block in
- * flight (restored once that write completed), for the fault test. */
-static int plan_exec(struct kctx *k, const struct plan *p, int corrupt)
+void sched_run_init(struct sched_run *x, size_t n)
+{
+	x->left = malloc((n ? n : 1) * sizeof(*x->left));
+	x->queue = malloc(3 * (n ? n : 1) * sizeof(*x->queue));
+	x->posted = malloc((n ? n : 1) * sizeof(*x->posted));
+	if (!x->left || !x->queue || !x->posted)
+		abort();
+	x->cap = n;
+}
+
+void sched_run_release(struct sched_run *x)
+{
+	free(x->left);
+	free(x->queue);
+	free(x->posted);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The executor's queues: ready remote ops, ready local ops, flag waits. */
+enum { Q_REMOTE, Q_LOCAL, Q_FLAG };
+
+static void enqueue(struct sched_run *x, const struct sched *p, size_t i)
+{
+	enum op_kind kd = p->ops[i].kind;
+	int q = kd == OP_READ || kd == OP_WRITE || kd == OP_SIGNAL ? Q_REMOTE
+		: kd == OP_WAIT_FLAG ? Q_FLAG : Q_LOCAL;
+
+	x->queue[q * x->cap + x->tail[q]++] = i;
+}
+
+/* Op i is complete: its successors lose a dependency. */
+static void complete(struct sched_run *x, const struct sched *p, size_t i)
+{
+	x->done++;
+	for (size_t s = p->succ0[i]; s < p->succ0[i + 1]; s++)
+		if (--x->left[p->succ[s]] == 0)
+			enqueue(x, p, p->succ[s]);
+}
+
+/* Posts remote op i; corrupt: flip a byte of it in flight (restored once
+ * complete), for the fault test. */
+static int post_remote(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+		       struct sched_run *x, size_t i, int corrupt)
 {
 	struct transport *t = k->t;
+	const struct op *op = &p->ops[i];
 	char *base = t->base;
 
-	for (int s = 0; s < p->nstages; s++) {
-		const struct stage *st = &p->st[s];
-		int posted = 0;
+	if (op->kind == OP_SIGNAL) {
+		uint64_t stamp = SCHED_STAMP(k->seq, op->count);
+		size_t out = SCHED_FLAG_OUT(g->F, k->size, op->tag, op->peer);
 
-		if (st->fence && (nb_barrier(k->wcomm) || t->ops->sync(t)))
+		memcpy(base + out, &stamp, 8);
+		x->posted[x->nposted++] = i;
+		return t->ops->write(t, op->peer, out, SCHED_FLAG_IN(g->F, k->size, op->tag, k->rank), 8);
+	}
+	if (op->kind == OP_READ) {
+		x->posted[x->nposted++] = i;
+		return t->ops->read(t, op->peer, op->roff, op->loff, op->len);
+	}
+	if (corrupt) {
+		char *b = base + op->loff + op->len / 2;
+
+		*b ^= 0x5a;
+		x->posted[x->nposted++] = i;
+		if (t->ops->write(t, op->peer, op->loff, op->roff, op->len) || t->ops->wait(t))
 			return -1;
-		for (size_t i = 0; i < st->n; i++) {
-			const struct op *op = &st->ops[i];
+		*b ^= 0x5a;
+		while (x->nposted)
+			complete(x, p, x->posted[--x->nposted]);
+		return 0;
+	}
+	x->posted[x->nposted++] = i;
+	return t->ops->write(t, op->peer, op->loff, op->roff, op->len);
+}
 
-			switch (op->kind) {
-			case OP_READ:
-				if (t->ops->read(t, op->peer, op->roff, op->loff, op->len))
-					return -1;
-				posted = 1;
-				break;
-			case OP_WRITE:
-				if (corrupt) {
-					char *b = base + op->loff + op->len / 2;
+static void run_local(const struct coll_geom *g, char *base, const struct op *op)
+{
+	if (op->kind == OP_COPY)
+		memcpy(base + op->roff, base + op->loff, op->len);
+	else if (op->kind == OP_REDUCE)
+		reduce_apply(g->dt, g->op, base + op->roff, base + op->loff, op->len / dtype_size(g->dt));
+}
 
-					*b ^= 0x5a;
-					if (t->ops->write(t, op->peer, op->loff, op->roff, op->len) ||
-					    t->ops->wait(t))
-						return -1;
-					*b ^= 0x5a;
-					corrupt = 0;
-					break;
-				}
-				if (t->ops->write(t, op->peer, op->loff, op->roff, op->len))
-					return -1;
-				posted = 1;
-				break;
-			case OP_COPY:
-				memcpy(base + op->roff, base + op->loff, op->len);
-				break;
-			}
+/* Takes the flag waits that are satisfied; the number taken. */
+static int check_flags(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+		       struct sched_run *x)
+{
+	const char *base = k->t->base;
+	int taken = 0;
+
+	if (x->head[Q_FLAG] == x->tail[Q_FLAG] || k->t->ops->sync(k->t))
+		return 0;
+	for (size_t q = x->head[Q_FLAG]; q < x->tail[Q_FLAG]; q++) {
+		size_t i = x->queue[Q_FLAG * x->cap + q];
+		const struct op *op = &p->ops[i];
+		const volatile uint64_t *f = (const volatile uint64_t *)(const void *)
+			(base + SCHED_FLAG_IN(g->F, k->size, op->tag, op->peer));
+		uint64_t v1 = *f, v2 = *f;
+
+		/* Two equal loads: never a value torn by a write landing. */
+		if (v1 != v2 || v1 < SCHED_STAMP(k->seq, op->count))
+			continue;
+		x->queue[Q_FLAG * x->cap + q] = x->queue[Q_FLAG * x->cap + x->head[Q_FLAG]++];
+		complete(x, p, i);
+		taken++;
+	}
+	return taken;
+}
+
+/* Nothing to do but wait for a flag: let MPI progress (an osc component
+ * without hardware one-sided support needs the target's calls), then
+ * yield, then sleep growing to 64 us, as nb_barrier does. */
+static void flag_backoff(struct kctx *k, int round, struct timespec *nap)
+{
+	int flag;
+
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, k->world, &flag, MPI_STATUS_IGNORE);
+	if (round < 8) {
+		sched_yield();
+		return;
+	}
+	nanosleep(nap, NULL);
+	if (nap->tv_nsec < 64000)
+		nap->tv_nsec *= 2;
+}
+
+/* Runs schedule p: every op whose dependencies are complete is started;
+ * remote ones are posted first, then local work runs while they fly, then
+ * one wait completes everything posted. corrupt: flip a byte of the
+ * first write to a host (see post_remote). */
+static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+		      struct sched_run *x, int corrupt)
+{
+	int bad = corrupt ? coll_fault_write(g, p) : -1, round = 0;
+	struct timespec nap = { 0, 1000 };
+
+	memset(x->head, 0, sizeof(x->head));
+	memset(x->tail, 0, sizeof(x->tail));
+	x->done = x->nposted = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if ((x->left[i] = p->ops[i].ndeps) == 0)
+			enqueue(x, p, i);
+	while (x->done < p->n) {
+		if (x->head[Q_REMOTE] < x->tail[Q_REMOTE]) {
+			size_t i = x->queue[Q_REMOTE * x->cap + x->head[Q_REMOTE]++];
+
+			if (post_remote(k, g, p, x, i, (int)i == bad))
+				return -1;
+		} else if (x->head[Q_LOCAL] < x->tail[Q_LOCAL]) {
+			size_t i = x->queue[Q_LOCAL * x->cap + x->head[Q_LOCAL]++];
+
+			run_local(g, k->t->base, &p->ops[i]);
+			complete(x, p, i);
+		} else if (check_flags(k, g, p, x)) {
+			round = 0;
+			nap.tv_nsec = 1000;
+		} else if (x->nposted) {
+			if (k->t->ops->wait(k->t))
+				return -1;
+			while (x->nposted)
+				complete(x, p, x->posted[--x->nposted]);
+		} else if (x->head[Q_FLAG] < x->tail[Q_FLAG]) {
+			flag_backoff(k, round++, &nap);
+		} else {
+			fprintf(stderr, "sweetspot-kernel: rank %d: schedule stuck after %zu of %zu operations\n",
+				k->rank, x->done, p->n);
+			return -1;
 		}
-		if (posted && t->ops->wait(t))
-			return -1;
 	}
 	return 0;
 }
@@ -188,8 +325,8 @@ static const char *const phase_names[] = { "ref", "compute", "comm", "total" };
 /* One phase: warm-up + iterations; times[] gets the MPI_MAX-reduced
  * per-iteration times in microseconds. */
 static int run_phase(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
-		     enum phase ph, uint64_t units, int corrupt_rank, double *times,
-		     struct point_result *res)
+		     struct sched_run *x, enum phase ph, uint64_t units, int corrupt_rank,
+		     double *times, struct point_result *res)
 {
 	const struct kopts *o = k->o;
 	int n = o->warmup + o->iterations, host = k->rank < k->H;
@@ -206,7 +343,10 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 			return -1;
 		if (data) {
 			if (cr->is_source) {
-				pattern_fill(k->t->base, g->m, k->rank, k->seq);
+				if (coll_is_reduction(g->coll))
+					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank, k->seq);
+				else
+					pattern_fill(k->t->base, g->m, k->rank, k->seq);
 				if (k->t->ops->sync(k->t))
 					return -1;
 			}
@@ -217,7 +357,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 		switch (ph) {
 		case PH_REF:
 			if (host)
-				rc = plan_exec(k, &cr->ref, 0);
+				rc = sched_exec(k, g, &cr->ref, x, 0);
 			break;
 		case PH_COMPUTE:
 			if (host)
@@ -225,13 +365,13 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 			break;
 		case PH_COMM:
 			if (!host)
-				rc = plan_exec(k, &cr->off, 0);
+				rc = sched_exec(k, g, &cr->off, x, 0);
 			break;
 		case PH_TOTAL:
 			if (host)
 				compute_run(units);
 			else
-				rc = plan_exec(k, &cr->off, k->rank == corrupt_rank && i == n - 1);
+				rc = sched_exec(k, g, &cr->off, x, k->rank == corrupt_rank && i == n - 1);
 			break;
 		}
 		t1 = MPI_Wtime();
@@ -246,7 +386,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 	if (data) {
 		if (k->t->ops->sync(k->t))
 			return -1;
-		check_blocks(k->t->base, &cr->exp, k->seq, &bad, &src);
+		check_blocks(k->t->base, g, &cr->exp, k->seq, &bad, &src);
 		if (bad >= 0)
 			fprintf(stderr, "sweetspot-kernel: rank %d: %s %s %zu B, %s phase: wrong byte at offset %lld of the result (block of rank %d)\n",
 				k->rank, coll_names[g->coll], alg_names[g->alg], g->m,
@@ -256,10 +396,59 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 	return 0;
 }
 
+/* The compute phase with units per host, rescaled until its median lasts
+ * the reference's within 5% (medians: the launch-level sample; a few
+ * disturbed iterations do not move them), at most three runs; *units gets the last count. The decision
+ * rests on the reduced times only, the same on every rank (workers, with
+ * no units, must run as many phases as the hosts). */
+static int fit_compute(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+		       struct sched_run *x, double *times, struct point_result *res, uint64_t *units)
+{
+	struct tstats st;
+
+	for (int tries = 0;; tries++) {
+		if (run_phase(k, g, cr, x, PH_COMPUTE, *units, -1, times, res))
+			return -1;
+		tstats_of(times, k->o->iterations, &st);
+		res->compute_us = st.avg;
+		res->compute_med = st.median;
+		if (tries == 2 || st.median <= 0 ||
+		    (st.median > 0.95 * res->ref_med && st.median < 1.05 * res->ref_med))
+			return 0;
+		*units = (uint64_t)(*units * (res->ref_med / st.median) + 0.5);
+	}
+}
+
+/* The calibrated compute: the rate measured at start-up can be off (other
+ * ranks on the same cores, frequency changes), so when the fitted phase
+ * still misses the reference's median by more than --calib-tolerance, the
+ * rate is measured again (all ranks: the decision is on reduced times)
+ * and the fit redone, up to CALIB_RETRIES times. */
+#define CALIB_RETRIES 3
+static int calibrate_point(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+			   struct sched_run *x, double *times, struct point_result *res, uint64_t *units)
+{
+	for (int retry = 0;; retry++) {
+		*units = (uint64_t)(res->ref_med * k->units_per_us + 0.5);
+		if (fit_compute(k, g, cr, x, times, res, units))
+			return -1;
+		res->calib_error = res->ref_med > 0
+			? (res->compute_med > res->ref_med ? res->compute_med - res->ref_med
+							   : res->ref_med - res->compute_med) / res->ref_med
+			: 0;
+		res->calibrated = res->calib_error <= k->o->calib_tolerance;
+		if (res->calibrated || retry == CALIB_RETRIES)
+			return 0;
+		res->recalibrations++;
+		compute_calibrate(k);
+	}
+}
+
 int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *res)
 {
 	const struct kopts *o = k->o;
 	struct coll_rank cr;
+	struct sched_run x;
 	struct tstats st;
 	double *times;
 	int corrupt_rank = -1, ret = -1;
@@ -281,36 +470,26 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	times = malloc((size_t)o->iterations * sizeof(*times));
 	if (!times)
 		abort();
-	if (run_phase(k, g, &cr, PH_REF, 0, -1, times, res))
+	sched_run_init(&x, cr.ref.n > cr.off.n ? cr.ref.n : cr.off.n);
+	if (run_phase(k, g, &cr, &x, PH_REF, 0, -1, times, res))
 		goto out;
 	tstats_of(times, o->iterations, &st);
 	res->ref_us = st.avg;
-	units = (uint64_t)(res->ref_us * k->units_per_us + 0.5);
-	/* The compute must last as long as the reference. The rate measured
-	 * at start-up can be off (other ranks on the same cores, frequency
-	 * changes): measure, rescale and measure again, at most twice. The
-	 * decision rests on the reduced times only, the same on every rank
-	 * (workers, with no units, must run as many phases as the hosts). */
-	for (int tries = 0;; tries++) {
-		if (run_phase(k, g, &cr, PH_COMPUTE, units, -1, times, res))
-			goto out;
-		tstats_of(times, o->iterations, &st);
-		res->compute_us = st.avg;
-		if (tries == 2 || st.avg <= 0 ||
-		    (st.avg > 0.95 * res->ref_us && st.avg < 1.05 * res->ref_us))
-			break;
-		units = (uint64_t)(units * (res->ref_us / st.avg) + 0.5);
-	}
-	if (run_phase(k, g, &cr, PH_COMM, 0, -1, times, res))
+	res->ref_med = st.median;
+	if (calibrate_point(k, g, &cr, &x, times, res, &units))
+		goto out;
+	if (run_phase(k, g, &cr, &x, PH_COMM, 0, -1, times, res))
 		goto out;
 	tstats_of(times, o->iterations, &st);
 	res->comm_us = st.avg;
-	if (run_phase(k, g, &cr, PH_TOTAL, units, corrupt_rank, times, res))
+	res->comm_med = st.median;
+	if (run_phase(k, g, &cr, &x, PH_TOTAL, units, corrupt_rank, times, res))
 		goto out;
 	tstats_of(times, o->iterations, &res->total);
 	ret = 0;
 out:
 	free(times);
+	sched_run_release(&x);
 	coll_rank_release(&cr);
 	return ret;
 }

@@ -49,38 +49,101 @@ static int usage_error(int mpi_up, const char *msg)
 	return 2;
 }
 
+/* Before MPI_Init: the transport asked for must exist here. NULL, or the
+ * reason it does not; *verbs_here says whether a verbs device is active. */
+static const char *transport_precheck(const struct kopts *o, int *verbs_here)
+{
+	*verbs_here = 0;
+	if (o->mode == MODE_MPI || !strcmp(o->transport, "rma"))
+		return NULL;
+	*verbs_here = transport_verbs_available();
+	if (strcmp(o->transport, "verbs"))
+		return NULL;
+	if (!*verbs_here)
+		return "--transport verbs: no RDMA device with an active port here (try --transport rma)";
+	if (!transport_registered("verbs"))
+		return "--transport verbs: this build has no verbs backend";
+	return NULL;
+}
+
+/* Rank 0's output stream (stdout or -o FILE), NULL elsewhere; every rank
+ * learns whether it opened. 0, or -1 with the reason in err. */
+static int open_output(const struct kopts *o, int rank, FILE **out, char *err, size_t errlen)
+{
+	int open_ok = 1;
+
+	*out = NULL;
+	if (rank == 0 && o->output && !(*out = fopen(o->output, "w"))) {
+		snprintf(err, errlen, "cannot write %s: %s", o->output, strerror(errno));
+		open_ok = 0;
+	}
+	MPI_Bcast(&open_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!open_ok)
+		return -1;
+	if (rank == 0 && !*out)
+		*out = stdout;
+	return 0;
+}
+
+/* auto: verbs only where every rank has a device and it is built in. */
+static void pick_transport(const struct kopts *o, int verbs_here, char *buf, size_t len)
+{
+	if (!strcmp(o->transport, "auto")) {
+		int all = verbs_here && transport_registered("verbs");
+
+		MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+		snprintf(buf, len, "%s", all ? "verbs" : "rma");
+	} else {
+		snprintf(buf, len, "%s", o->transport);
+	}
+}
+
+/* Runs the mode of o; its return value (see modes.h). */
+static int run_mode(const struct kopts *o, const char *transport, struct hostinfo *hi,
+		    int size, FILE *out)
+{
+	struct runinfo ri = { .o = o, .size = size, .H = size, .W = 0, .hi = hi,
+			      .transport = o->mode == MODE_MPI ? "mpi" : transport, .device = "" };
+	int most = 0;
+
+	if (o->mode == MODE_OFFLOAD) {
+		ri.W = o->workers;
+		ri.H = size - o->workers;
+	}
+	ri.nodes = hosts_distinct(hi, ri.H, &most);
+	ri.ppn = o->ppn ? o->ppn : most;
+	switch (o->mode) {
+	case MODE_OFFLOAD:
+		return mode_offload(MPI_COMM_WORLD, o, transport, &ri, out);
+	case MODE_MPI:
+		return mode_mpi(MPI_COMM_WORLD, o, &ri, out);
+	default:
+		return mode_bw(MPI_COMM_WORLD, o, transport, &ri, out);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct kopts o;
 	struct hostinfo hi = { NULL, 0, NULL };
-	struct runinfo ri;
 	char err[320], transport[8];
-	int erank = env_rank(), rank, size, ret, verbs_here = 0, most = 0, open_ok = 1;
+	const char *why;
+	int erank = env_rank(), rank, size, ret, verbs_here;
 	FILE *out = NULL;
 
 	if (kopts_parse(argc, argv, &o, err, sizeof(err)))
 		return usage_error(0, err);
-	if (o.help) {
-		if (erank == 0)
+	if (o.help || o.version) {
+		if (erank == 0 && o.help)
 			fputs(kopts_usage_text, stdout);
-		return 0;
-	}
-	if (o.version) {
-		if (erank == 0)
+		else if (erank == 0)
 			printf("sweetspot-kernel %s\n", SWEETSPOT_VERSION);
 		return 0;
 	}
 	if (kopts_parse_faults(getenv("SWEETSPOT_FAULT"), &o.faults, err, sizeof(err)))
 		return usage_error(0, err);
-	if (o.mode != MODE_MPI && strcmp(o.transport, "rma")) {
-		verbs_here = transport_verbs_available();
-		if (!strcmp(o.transport, "verbs")) {
-			if (!verbs_here)
-				return usage_error(0, "--transport verbs: no RDMA device with an active port here (try --transport rma)");
-			if (!transport_registered("verbs"))
-				return usage_error(0, "--transport verbs: this build has no verbs backend");
-		}
-	}
+	if ((why = transport_precheck(&o, &verbs_here)))
+		return usage_error(0, why);
 	/* Short sleeps in the waiting loops should be short. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
@@ -89,48 +152,14 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (kopts_check_size(&o, size, err, sizeof(err)))
 		return usage_error(1, err);
-	if (rank == 0 && o.output && !(out = fopen(o.output, "w"))) {
-		snprintf(err, sizeof(err), "cannot write %s: %s", o.output, strerror(errno));
-		open_ok = 0;
-	}
-	MPI_Bcast(&open_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (!open_ok)
+	if (open_output(&o, rank, &out, err, sizeof(err)))
 		return usage_error(1, err);
-	if (rank == 0 && !out)
-		out = stdout;
-	/* auto: verbs only where every rank has a device and it is built in. */
-	if (!strcmp(o.transport, "auto")) {
-		int all = verbs_here && transport_registered("verbs");
-
-		MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-		snprintf(transport, sizeof(transport), "%s", all ? "verbs" : "rma");
-	} else {
-		snprintf(transport, sizeof(transport), "%s", o.transport);
-	}
+	pick_transport(&o, verbs_here, transport, sizeof(transport));
 	if (hosts_gather(MPI_COMM_WORLD, &hi)) {
 		fprintf(stderr, "sweetspot-kernel: rank %d: cannot gather host names\n", rank);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	ri = (struct runinfo){ .o = &o, .size = size, .H = size, .W = 0, .hi = &hi,
-			       .transport = o.mode == MODE_MPI ? "mpi" : transport, .device = "" };
-	if (o.mode == MODE_OFFLOAD) {
-		ri.W = o.workers;
-		ri.H = size - o.workers;
-	}
-	ri.nodes = hosts_distinct(&hi, ri.H, &most);
-	ri.ppn = o.ppn ? o.ppn : most;
-
-	switch (o.mode) {
-	case MODE_OFFLOAD:
-		ret = mode_offload(MPI_COMM_WORLD, &o, transport, &ri, rank == 0 ? out : NULL);
-		break;
-	case MODE_MPI:
-		ret = mode_mpi(MPI_COMM_WORLD, &o, &ri, rank == 0 ? out : NULL);
-		break;
-	default:
-		ret = mode_bw(MPI_COMM_WORLD, &o, transport, &ri, rank == 0 ? out : NULL);
-		break;
-	}
+	ret = run_mode(&o, transport, &hi, size, out);
 	if (ret == -2) {
 		/* Bad input the transport found: every rank agreed, the
 		 * message is out; leave together, with status 2. */

@@ -18,12 +18,19 @@
 int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 		 struct runinfo *ri, FILE *out);
 
-/* The host-only baseline: MPI_Bcast / MPI_Gather / MPI_Allgather, every rank
+/* The host-only baseline: MPI_Bcast / Gather / Allgather / Reduce / Allreduce, every rank
  * a host, under whatever algorithm the MPI library picks (or is told). */
 int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *out);
 
 /* The transport's write bandwidth from rank 0 to rank 1, first size. */
 int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	    struct runinfo *ri, FILE *out);
+
+/* The transport's write bandwidth from rank 0 to rank 1 over t (set up,
+ * with m bytes at offset 0 of both regions): *us per write of m bytes, the
+ * same on every rank; pr says whether rank 1 got the data. 0, or -1 after
+ * a transport failure (printed). */
+int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int window,
+	       double *us, struct point_result *pr);
 
 #endif

@@ -1,30 +1,45 @@
 /*
  * kernels/options.c: parsing and checking sweetspot-kernel's options. Lists
  * (collectives, algorithms, assignments) are comma separated words; sizes go
- * through tuner/parse.c. Every error is one sentence in the caller's buffer;
+ * through common/parse.c. Every error is one sentence in the caller's buffer;
  * main() decides who prints it (rank 0) and exits 2.
  */
 #include "options.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "parse.h"
+#include "reduce.h"
 
-const char *const coll_names[COLL_N] = { "bcast", "gather", "allgather" };
-const char *const alg_names[ALG_N] = { "direct", "leader", "allin" };
 const char *const mode_names[3] = { "offload", "mpi", "bw" };
 
 const char kopts_usage_text[] =
 	"usage: sweetspot-kernel [options]   (launched with mpirun or srun; the\n"
 	"       W workers are the highest ranks, the other ranks are hosts)\n"
-	"  -c, --collective LIST   bcast,gather,allgather              (default bcast)\n"
-	"  -a, --algorithm LIST    direct (bcast, gather), leader|allin (allgather);\n"
-	"                          default: all that apply\n"
+	"  -c, --collective LIST   bcast,gather,allgather,reduce,allreduce (default bcast)\n"
+	"  -a, --algorithm LIST    direct (bcast, gather), leader|allin (allgather),\n"
+	"                          slice|assigned (reduce, allreduce): default, those\n"
+	"                          that apply; worker schedules, when listed: knomial\n"
+	"                          (bcast, gather, reduce, allreduce), ring and recdbl\n"
+	"                          (allgather, allreduce); for reductions = assigned\n"
+	"                          with that schedule as the workers' combine\n"
+	"      --radix K           knomial: tree radix, 2..8           (default 2)\n"
 	"  -A, --assignment LIST   block,cyclic,locality               (default block)\n"
-	"  -w, --workers N         worker ranks, 1 <= N < hosts, N <= ranks/2 (default 1)\n"
-	"  -m, --sizes LIST|RANGE  e.g. 256K,1M or 256K:4M (powers of two) (default 1M)\n"
+	"  -w, --workers N         worker ranks, 1 <= N <= hosts       (default 1)\n"
+	"  -m, --sizes LIST|RANGE  bytes, e.g. 256K,24K,1000 or 256K:4M (a range: powers\n"
+	"                          of two)                             (default 1M)\n"
+	"      --dtype LIST        reduce/allreduce element types: int32,int64,uint32,\n"
+	"                          uint64,float,double; each must divide every size\n"
+	"                          (default int32)\n"
+	"      --op LIST           sum,prod,min,max,band,bor,bxor,land,lor,lxor (bitwise\n"
+	"                          and logical: integer dtypes only)    (default sum)\n"
+	"      --chunk BYTES       reduce, allreduce and the worker schedules: bytes per\n"
+	"                          pipelined step                      (default 64K)\n"
 	"  -i, --iterations N      timed iterations per point          (default 100)\n"
 	"  -x, --warmup N          untimed iterations first            (default 10)\n"
 	"  -t, --transport NAME    rma | verbs | auto (verbs when a device exists)\n"
@@ -36,20 +51,17 @@ const char kopts_usage_text[] =
 	"                          the ranks' host names\n"
 	"      --mode MODE         offload (default) | mpi (host-only MPI collectives)\n"
 	"                          | bw (transport write bandwidth, rank 0 to rank 1)\n"
-	"      --window N          bw: writes posted before each wait (default 1)\n"
+	"      --window N          bw: writes posted before each wait (default 1);\n"
+	"                          pipelined points: chunks in flight (default 2)\n"
+	"      --calib-tolerance FRAC  how far (|compute - ref| / ref, medians) the dummy\n"
+	"                          compute may miss the reference before it is\n"
+	"                          calibrated again, up to 3 times   (default 0.10)\n"
 	"      --no-validate       skip the byte check (it is on by default)\n"
 	"  -o, --output FILE       JSON lines (default stdout)\n"
 	"  -h, --help              this text\n"
 	"  -V, --version           the version\n"
 	"Environment: SWEETSPOT_FAULT=flip-byte,hang,bad-rkey (tests), SLURMD_NODENAME and\n"
 	"SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n";
-
-int alg_applies(enum coll c, enum alg a)
-{
-	if (c == COLL_ALLGATHER)
-		return a == ALG_LEADER || a == ALG_ALLIN;
-	return a == ALG_DIRECT;
-}
 
 /* A comma list of words from names[n] into a bit mask; what names it. */
 static int parse_words(const char *s, const char *const *names, int n,
@@ -117,33 +129,269 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 	return 0;
 }
 
-enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW };
+enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW,
+       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX };
+
+static const struct option kopts_longopts[] = {
+	{ "collective", required_argument, NULL, 'c' },
+	{ "algorithm", required_argument, NULL, 'a' },
+	{ "assignment", required_argument, NULL, 'A' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "sizes", required_argument, NULL, 'm' },
+	{ "iterations", required_argument, NULL, 'i' },
+	{ "warmup", required_argument, NULL, 'x' },
+	{ "transport", required_argument, NULL, 't' },
+	{ "ppn", required_argument, NULL, OPT_PPN },
+	{ "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "device", required_argument, NULL, OPT_DEVICE },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "ib-port", required_argument, NULL, OPT_IB_PORT },
+	{ "dtype", required_argument, NULL, OPT_DTYPE },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "chunk", required_argument, NULL, OPT_CHUNK },
+	{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
+	{ "calib-tolerance", required_argument, NULL, OPT_CALIB_TOL },
+	{ "radix", required_argument, NULL, OPT_RADIX },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int parse_sizes_opt(const char *s, struct kopts *o, char *err, size_t errlen)
+{
+	char why[200];
+
+	/* Any byte count in a list (a reduction's dtype must divide it, see
+	 * check_reduction); ranges are powers of two. */
+	if (parse_sizes(s, 0, o->sizes, KOPTS_MAX_SIZES, &o->nsizes, why, sizeof(why))) {
+		snprintf(err, errlen, "--sizes: %s", why);
+		return -1;
+	}
+	for (size_t i = 0; i < o->nsizes; i++)
+		if (o->sizes[i] > KOPTS_MAX_BYTES) {
+			snprintf(err, errlen, "--sizes: %llu bytes is more than the 1G limit",
+				 (unsigned long long)o->sizes[i]);
+			return -1;
+		}
+	return 0;
+}
+
+/* A fraction: a plain decimal number from 0 to 1000 (strtod with an end
+ * pointer and a range check: no "nan", no "inf", nothing after it). */
+static int parse_frac_opt(const char *name, const char *s, double *out, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno == ERANGE || !isfinite(v) || strspn(s, "0123456789.") != strlen(s)) {
+		snprintf(err, errlen, "%s: '%s' is not a number like 0.1", name, s);
+		return -1;
+	}
+	if (v > 1000) {
+		snprintf(err, errlen, "%s: %s is out of range (0 to 1000)", name, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_chunk_opt(const char *s, struct kopts *o, char *err, size_t errlen)
+{
+	char why[200];
+
+	if (parse_size(s, &o->chunk, why, sizeof(why))) {
+		snprintf(err, errlen, "--chunk: %s", why);
+		return -1;
+	}
+	if (o->chunk > KOPTS_MAX_BYTES) {
+		snprintf(err, errlen, "--chunk: %llu bytes is more than the 1G limit",
+			 (unsigned long long)o->chunk);
+		return -1;
+	}
+	return 0;
+}
+
+/* The reductions' own rules: every listed op applies to a listed dtype,
+ * every size is whole elements of every listed dtype (both modes). */
+static int check_reduction(const struct kopts *o, char *err, size_t errlen)
+{
+	if (!(o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE))))
+		return 0;
+	for (int op = 0; op < RO_N; op++) {
+		int any = 0;
+
+		for (int dt = 0; dt < DT_N; dt++)
+			any |= (o->redops & (1u << op)) && (o->dtypes & (1u << dt)) && redop_applies(dt, op);
+		if ((o->redops & (1u << op)) && !any) {
+			snprintf(err, errlen, "--op %s applies to integer types only, not to the listed dtypes",
+				 redop_names[op]);
+			return -1;
+		}
+	}
+	for (int dt = 0; dt < DT_N; dt++)
+		for (size_t i = 0; i < o->nsizes && (o->dtypes & (1u << dt)); i++)
+			if (o->sizes[i] % dtype_size(dt)) {
+				snprintf(err, errlen, "--sizes: %llu bytes is not a whole number of %s elements",
+					 (unsigned long long)o->sizes[i], dtype_names[dt]);
+				return -1;
+			}
+	return 0;
+}
+
+static int parse_mode_opt(const char *s, struct kopts *o, char *err, size_t errlen)
+{
+	unsigned bits;
+
+	if (parse_words(s, mode_names, 3, "mode", &bits, err, errlen))
+		return -1;
+	if (bits & (bits - 1)) {
+		snprintf(err, errlen, "--mode takes one mode, not '%s'", s);
+		return -1;
+	}
+	o->mode = bits == 1 ? MODE_OFFLOAD : bits == 2 ? MODE_MPI : MODE_BW;
+	return 0;
+}
+
+/* The options that take a number or a word of their own. */
+static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'w':
+		if (!strcmp(arg, "0")) {
+			snprintf(err, errlen, "--workers 0: at least one worker is needed");
+			return -1;
+		}
+		return parse_int_opt("--workers", arg, 1, 1 << 20, &o->workers, err, errlen);
+	case 'i':
+		return parse_int_opt("--iterations", arg, 1, 100000000, &o->iterations, err, errlen);
+	case 'x':
+		return parse_int_opt("--warmup", arg, 0, 100000000, &o->warmup, err, errlen);
+	case OPT_PPN:
+		return parse_int_opt("--ppn", arg, 1, 1 << 20, &o->ppn, err, errlen);
+	case OPT_RADIX:
+		return parse_int_opt("--radix", arg, 2, 8, &o->radix, err, errlen);
+	case OPT_WINDOW:
+		return parse_int_opt("--window", arg, 1, 4096, &o->window, err, errlen);
+	case OPT_IB_PORT:
+		return parse_int_opt("--ib-port", arg, 1, 255, &o->ib_port, err, errlen);
+	case OPT_GID_INDEX:
+		return parse_int_opt("--gid-index", arg, 0, 65535, &o->gid_index, err, errlen);
+	case OPT_CHUNK:
+		return parse_chunk_opt(arg, o, err, errlen);
+	case OPT_CALIB_TOL:
+		return parse_frac_opt("--calib-tolerance", arg, &o->calib_tolerance, err, errlen);
+	case 't':
+		if (strcmp(arg, "rma") && strcmp(arg, "verbs") && strcmp(arg, "auto")) {
+			snprintf(err, errlen, "unknown transport '%s' (one of: rma, verbs, auto)", arg);
+			return -1;
+		}
+		snprintf(o->transport, sizeof(o->transport), "%s", arg);
+		return 0;
+	case OPT_DEVICE:
+		if (!*arg || strlen(arg) >= 64) {
+			snprintf(err, errlen, "--device: '%s' is not a device name", arg);
+			return -1;
+		}
+		o->device = arg;
+		return 0;
+	case 'o':
+		if (!*arg) {
+			snprintf(err, errlen, "--output: empty file name");
+			return -1;
+		}
+		o->output = arg;
+		return 0;
+	}
+	snprintf(err, errlen, "internal: option %d has no parser", c);
+	return -1;
+}
+
+/* One option from getopt_long: 0, or -1 with the reason in err. */
+static int parse_one(int c, const char *arg, char **argv, struct kopts *o,
+		     char *err, size_t errlen)
+{
+	switch (c) {
+	case 'c':
+		return parse_words(arg, coll_names, COLL_N, "collective", &o->colls, err, errlen);
+	case 'a':
+		return parse_words(arg, alg_names, ALG_N, "algorithm", &o->algs, err, errlen);
+	case 'A':
+		return parse_words(arg, asg_names, ASG_N, "assignment", &o->asgs, err, errlen);
+	case 'm':
+		return parse_sizes_opt(arg, o, err, errlen);
+	case OPT_MODE:
+		return parse_mode_opt(arg, o, err, errlen);
+	case OPT_DTYPE:
+		return parse_words(arg, dtype_names, DT_N, "dtype", &o->dtypes, err, errlen);
+	case OPT_OP:
+		return parse_words(arg, redop_names, RO_N, "op", &o->redops, err, errlen);
+	case OPT_NO_VALIDATE:
+		o->validate = 0;
+		return 0;
+	case 'h':
+		o->help = 1;
+		return 0;
+	case 'V':
+		o->version = 1;
+		return 0;
+	case ':':
+		snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		return -1;
+	case '?':
+		if (optopt)
+			snprintf(err, errlen, "unknown option '-%c' (see --help)", optopt);
+		else
+			snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+		return -1;
+	}
+	return parse_value_opt(c, arg, o, err, errlen);
+}
+
+/* Each listed collective needs one listed algorithm of its own, and each
+ * listed algorithm must serve one listed collective. */
+static int check_algs(const struct kopts *o, char *err, size_t errlen)
+{
+	for (int cc = 0; cc < COLL_N; cc++) {
+		char list[128] = "";
+		int any = 0;
+
+		if (!(o->colls & (1u << cc)))
+			continue;
+		for (int a = 0; a < ALG_N; a++) {
+			any |= (o->algs & (1u << a)) && alg_applies(cc, a);
+			if (alg_applies(cc, a)) {
+				strcat(list, *list ? " or " : "");
+				strcat(list, alg_names[a]);
+			}
+		}
+		if (!any) {
+			snprintf(err, errlen, "no listed algorithm applies to %s (%s)",
+				 coll_names[cc], list);
+			return -1;
+		}
+	}
+	for (int a = 0; a < ALG_N; a++) {
+		int any = 0;
+
+		if (!(o->algs & (1u << a)))
+			continue;
+		for (int cc = 0; cc < COLL_N; cc++)
+			any |= (o->colls & (1u << cc)) && alg_applies(cc, a);
+		if (!any) {
+			snprintf(err, errlen, "algorithm %s applies to none of the listed collectives",
+				 alg_names[a]);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "collective", required_argument, NULL, 'c' },
-		{ "algorithm", required_argument, NULL, 'a' },
-		{ "assignment", required_argument, NULL, 'A' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "sizes", required_argument, NULL, 'm' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "warmup", required_argument, NULL, 'x' },
-		{ "transport", required_argument, NULL, 't' },
-		{ "ppn", required_argument, NULL, OPT_PPN },
-		{ "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "window", required_argument, NULL, OPT_WINDOW },
-		{ "ib-port", required_argument, NULL, OPT_IB_PORT },
-		{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char why[200];
-	unsigned bits;
 	int c;
 
 	*o = (struct kopts){
@@ -151,153 +399,28 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.asgs = 1u << ASG_BLOCK, .workers = 1, .sizes = { 1u << 20 },
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
-		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 1,
+		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 0,
+		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunk = 64 << 10,
+		.calib_tolerance = 0.10, .radix = 2,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":c:a:A:w:m:i:x:t:o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (parse_words(optarg, coll_names, COLL_N, "collective", &o->colls, err, errlen))
-				return -1;
-			break;
-		case 'a':
-			if (parse_words(optarg, alg_names, ALG_N, "algorithm", &o->algs, err, errlen))
-				return -1;
-			break;
-		case 'A':
-			if (parse_words(optarg, asg_names, ASG_N, "assignment", &o->asgs, err, errlen))
-				return -1;
-			break;
-		case 'w':
-			if (!strcmp(optarg, "0")) {
-				snprintf(err, errlen, "--workers 0: at least one worker is needed");
-				return -1;
-			}
-			if (parse_int_opt("--workers", optarg, 1, 1 << 20, &o->workers, err, errlen))
-				return -1;
-			break;
-		case 'm':
-			if (parse_sizes(optarg, 1, o->sizes, KOPTS_MAX_SIZES, &o->nsizes,
-					why, sizeof(why))) {
-				snprintf(err, errlen, "--sizes: %s", why);
-				return -1;
-			}
-			for (size_t i = 0; i < o->nsizes; i++)
-				if (o->sizes[i] > KOPTS_MAX_BYTES) {
-					snprintf(err, errlen, "--sizes: %llu bytes is more than the 1G limit",
-						 (unsigned long long)o->sizes[i]);
-					return -1;
-				}
-			break;
-		case 'i':
-			if (parse_int_opt("--iterations", optarg, 1, 100000000, &o->iterations, err, errlen))
-				return -1;
-			break;
-		case 'x':
-			if (parse_int_opt("--warmup", optarg, 0, 100000000, &o->warmup, err, errlen))
-				return -1;
-			break;
-		case 't':
-			if (strcmp(optarg, "rma") && strcmp(optarg, "verbs") && strcmp(optarg, "auto")) {
-				snprintf(err, errlen, "unknown transport '%s' (one of: rma, verbs, auto)", optarg);
-				return -1;
-			}
-			snprintf(o->transport, sizeof(o->transport), "%s", optarg);
-			break;
-		case OPT_PPN:
-			if (parse_int_opt("--ppn", optarg, 1, 1 << 20, &o->ppn, err, errlen))
-				return -1;
-			break;
-		case OPT_DEVICE:
-			if (!*optarg || strlen(optarg) >= 64) {
-				snprintf(err, errlen, "--device: '%s' is not a device name", optarg);
-				return -1;
-			}
-			o->device = optarg;
-			break;
-		case OPT_WINDOW:
-			if (parse_int_opt("--window", optarg, 1, 4096, &o->window, err, errlen))
-				return -1;
-			break;
-		case OPT_IB_PORT:
-			if (parse_int_opt("--ib-port", optarg, 1, 255, &o->ib_port, err, errlen))
-				return -1;
-			break;
-		case OPT_GID_INDEX:
-			if (parse_int_opt("--gid-index", optarg, 0, 65535, &o->gid_index, err, errlen))
-				return -1;
-			break;
-		case OPT_NO_VALIDATE:
-			o->validate = 0;
-			break;
-		case OPT_MODE:
-			if (parse_words(optarg, mode_names, 3, "mode", &bits, err, errlen))
-				return -1;
-			if (bits & (bits - 1)) {
-				snprintf(err, errlen, "--mode takes one mode, not '%s'", optarg);
-				return -1;
-			}
-			o->mode = bits == 1 ? MODE_OFFLOAD : bits == 2 ? MODE_MPI : MODE_BW;
-			break;
-		case 'o':
-			if (!*optarg) {
-				snprintf(err, errlen, "--output: empty file name");
-				return -1;
-			}
-			o->output = optarg;
-			break;
-		case 'h':
-			o->help = 1;
-			break;
-		case 'V':
-			o->version = 1;
-			break;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+	/* 0, not 1: glibc then reinitialises completely, forgetting a position
+	 * inside a cluster of short options (-hh:h) an earlier error left. */
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":c:a:A:w:m:i:x:t:o:hV", kopts_longopts, NULL)) != -1)
+		if (parse_one(c, optarg, argv, o, err, errlen))
 			return -1;
-		default:
-			if (optopt)
-				snprintf(err, errlen, "unknown option '-%c' (see --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
-			return -1;
-		}
-	}
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 		return -1;
 	}
-	/* Each listed collective needs one listed algorithm of its own, and
-	 * each listed algorithm must serve one listed collective. */
-	if (o->algs && o->mode == MODE_OFFLOAD) {
-		for (int cc = 0; cc < COLL_N; cc++) {
-			int any = 0;
-
-			if (!(o->colls & (1u << cc)))
-				continue;
-			for (int a = 0; a < ALG_N; a++)
-				any |= (o->algs & (1u << a)) && alg_applies(cc, a);
-			if (!any) {
-				snprintf(err, errlen, "no listed algorithm applies to %s (%s)",
-					 coll_names[cc], cc == COLL_ALLGATHER ? "leader or allin" : "direct");
-				return -1;
-			}
-		}
-		for (int a = 0; a < ALG_N; a++) {
-			int any = 0;
-
-			if (!(o->algs & (1u << a)))
-				continue;
-			for (int cc = 0; cc < COLL_N; cc++)
-				any |= (o->colls & (1u << cc)) && alg_applies(cc, a);
-			if (!any) {
-				snprintf(err, errlen, "algorithm %s applies to none of the listed collectives",
-					 alg_names[a]);
-				return -1;
-			}
-		}
-	}
+	/* --window: writes in flight for bw, chunks in flight otherwise. */
+	if (!o->window)
+		o->window = o->mode == MODE_BW ? 1 : 2;
+	if (check_reduction(o, err, errlen))
+		return -1;
+	if (o->algs && o->mode == MODE_OFFLOAD)
+		return check_algs(o, err, errlen);
 	return 0;
 }
 
@@ -320,13 +443,11 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 		}
 		return 0;
 	}
-	if (o->workers >= hosts) {
-		snprintf(err, errlen, "--workers %d leaves %d host rank%s of %d: workers must be fewer than hosts",
+	/* As many workers as hosts at most (DPU-Bench runs that many): W <= H
+	 * is W <= (H + W) / 2, so one check says both. */
+	if (o->workers > hosts) {
+		snprintf(err, errlen, "--workers %d leaves %d host rank%s of %d: workers must be at most as many as hosts",
 			 o->workers, hosts > 0 ? hosts : 0, hosts == 1 ? "" : "s", size);
-		return -1;
-	}
-	if (o->workers > size / 2) {
-		snprintf(err, errlen, "--workers %d is more than half of the %d ranks", o->workers, size);
 		return -1;
 	}
 	if (o->ppn > hosts) {
@@ -340,15 +461,29 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 	return 0;
 }
 
-uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)
+void kopts_region(const struct kopts *o, int hosts, struct kregion *r)
 {
-	uint64_t mmax = 0;
+	uint64_t mmax = 0, recv;
 
 	for (size_t i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > mmax)
 			mmax = o->sizes[i];
-	*send_area = mmax;
-	if (o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER)))
-		return mmax + (uint64_t)hosts * mmax;
-	return 2 * mmax;
+	r->send = mmax;
+	recv = o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER)) ? (uint64_t)hosts * mmax : mmax;
+	/* 64-byte boundaries keep every element and flag aligned. */
+	r->scratch = (mmax + recv + 63) & ~(uint64_t)63;
+	r->flags = r->scratch;
+	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE)))
+		r->flags += sched_scratch_bytes(hosts, o->workers, mmax, o->chunk, o->window);
+	r->flags = (r->flags + 63) & ~(uint64_t)63;
+	r->bytes = r->flags + SCHED_FLAG_BYTES(hosts + o->workers);
+}
+
+uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)
+{
+	struct kregion r;
+
+	kopts_region(o, hosts, &r);
+	*send_area = r.send;
+	return r.bytes;
 }

@@ -11,9 +11,8 @@
 #include <stdint.h>
 
 #include "assign.h"
+#include "coll.h"
 
-enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_N };
-enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_N };
 /* offload: the DPU-Bench pattern; mpi: the host-only MPI collective baseline;
  * bw: the transport's write bandwidth between ranks 0 and 1 (benchmarks). */
 enum kmode { MODE_OFFLOAD, MODE_MPI, MODE_BW };
@@ -35,24 +34,26 @@ struct kopts {
 	uint64_t sizes[KOPTS_MAX_SIZES];
 	size_t nsizes;
 	int iterations, warmup;
-	int window;		/* --mode bw: writes in flight before a wait (default 1) */
+	int window;		/* --mode bw: writes in flight before a wait (default 1);
+				 * offload: chunks in flight (default 2) */
+	unsigned dtypes;	/* bit per enum dtype (default int32) */
+	unsigned redops;	/* bit per enum redop (default sum) */
+	uint64_t chunk;		/* bytes per pipelined step (default 64K) */
+	int radix;		/* knomial: tree radix, 2..8 (default 2) */
 	char transport[8];	/* "rma" | "verbs" | "auto" */
 	const char *device;	/* verbs: --device (NULL: first active port); in argv */
 	int ib_port;		/* verbs: --ib-port (default 1) */
 	int gid_index;		/* verbs: --gid-index (-1: first RoCE v2, IPv4-mapped first) */
 	int ppn;		/* 0: from the ranks' host names */
+	double calib_tolerance;	/* the compute may miss the reference by this
+				 * fraction before it is calibrated again (0.10) */
 	int validate;
 	const char *output;	/* NULL: stdout; points into argv */
 	int help, version;
 	unsigned faults;	/* FAULT_* from SWEETSPOT_FAULT */
 };
 
-extern const char *const coll_names[COLL_N];
-extern const char *const alg_names[ALG_N];
 extern const char *const mode_names[3];
-
-/* Nonzero when algorithm a is one of collective c's. */
-int alg_applies(enum coll c, enum alg a);
 
 /* Fills o from argv (defaults first). Returns 0, or -1 with one sentence
  * for people in err. --help and --version only set o->help / o->version. */
@@ -61,13 +62,23 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 /* The comma list of SWEETSPOT_FAULT (NULL or "" = none) into FAULT_* bits. */
 int kopts_parse_faults(const char *s, unsigned *out, char *err, size_t errlen);
 
-/* The checks that need the number of ranks: workers < hosts, workers <=
- * size/2, --ppn <= hosts, the per-rank region not absurd. */
+/* The checks that need the number of ranks: workers <= hosts (so
+ * workers <= size/2), --ppn <= hosts, the per-rank region not absurd. */
 int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen);
 
-/* Bytes of each rank's region for the offload mode: a send area of the
- * largest size, then a receive/staging area (hosts x largest size when a
- * gather or allgather is listed, else the largest size). */
+/* Where things are in each rank's region for the offload mode. */
+struct kregion {
+	uint64_t send;		/* S: the send area [0, S), the largest size */
+	uint64_t scratch;	/* R: past the receive area (hosts x largest
+				 * size when a gather or allgather is listed,
+				 * else the largest size); the reductions' scratch */
+	uint64_t flags;		/* F: the flags of SCHED_FLAG_BYTES */
+	uint64_t bytes;		/* the whole region */
+};
+
+/* The region of a launch with this many hosts (and o->workers workers). */
+void kopts_region(const struct kopts *o, int hosts, struct kregion *r);
+/* Its size; *send_area gets S. */
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area);
 
 /* The usage text, for --help. */

@@ -7,8 +7,9 @@
 #include <inttypes.h>
 
 #include "parse.h"
+#include "reduce.h"
 
-void json_string(FILE *f, const char *s)
+void kout_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -31,9 +32,9 @@ static void out_common(FILE *f, const struct runinfo *ri, const char *mode)
 	fprintf(f, "\"ranks\":%d,\"hosts\":%d,\"workers\":%d,\"nodes\":%d,\"ppn\":%d,",
 		ri->size, ri->H, ri->W, ri->nodes, ri->ppn);
 	fprintf(f, "\"transport\":");
-	json_string(f, ri->transport);
+	kout_json_string(f, ri->transport);
 	fprintf(f, ",\"device\":");
-	json_string(f, ri->device);
+	kout_json_string(f, ri->device);
 	fprintf(f, ",\"host_source\":\"%s\",", ri->hi->source);
 }
 
@@ -51,18 +52,48 @@ static void out_rank_hosts(FILE *f, const struct runinfo *ri)
 	for (int r = 0; r < ri->size; r++) {
 		if (r)
 			fputc(',', f);
-		json_string(f, ri->hi->names[r]);
+		kout_json_string(f, ri->hi->names[r]);
 	}
 	fprintf(f, "]}\n");
 	fflush(f);
 }
 
-void out_point_json(FILE *f, const struct runinfo *ri, enum coll c, enum alg a,
-		    enum asg s, uint64_t bytes, const struct point_result *r)
+double out_algbw(uint64_t m, double us)
 {
+	return us > 0 ? (double)m / (us * 1e-6) : 0;
+}
+
+/* nccl-tests' convention where it has one: the bytes a link must carry,
+ * per host, relative to the message: allreduce 2(n-1)/n, reduce (n-1)/n,
+ * bcast 1, gather and allgather (n-1) (each host's m of n*m is new). */
+double out_busbw(enum coll c, int n, double algbw)
+{
+	switch (c) {
+	case COLL_ALLREDUCE:
+		return algbw * 2 * (n - 1) / n;
+	case COLL_REDUCE:
+		return algbw * (n - 1) / n;
+	case COLL_BCAST:
+		return algbw;
+	default:
+		return algbw * (n - 1);
+	}
+}
+
+void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g,
+		    enum asg s, const struct point_result *r)
+{
+	double algbw = out_algbw(g->m, r->comm_us), busbw = out_busbw(g->coll, g->H, algbw);
+
 	out_common(f, ri, "offload");
-	fprintf(f, "\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%" PRIu64 ",",
-		coll_names[c], alg_names[a], asg_names[s], bytes);
+	fprintf(f, "\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%zu,",
+		coll_names[g->coll], alg_names[g->alg], asg_names[s], g->m);
+	if (coll_is_reduction(g->coll))
+		fprintf(f, "\"dtype\":\"%s\",\"op\":\"%s\",", dtype_names[g->dt], redop_names[g->op]);
+	if (alg_is_pipelined(g->coll, g->alg))
+		fprintf(f, "\"chunk\":%zu,\"window\":%d,", g->chunk, g->window);
+	if (g->alg == ALG_KNOMIAL)
+		fprintf(f, "\"radix\":%d,", g->radix);
 	fprintf(f, "\"ref_us\":%.3f,\"comm_us\":%.3f,\"compute_us\":%.3f,\"total_us\":%.3f,",
 		r->ref_us, r->comm_us, r->compute_us, r->total.avg);
 	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
@@ -71,6 +102,14 @@ void out_point_json(FILE *f, const struct runinfo *ri, enum coll c, enum alg a,
 		oe_paper(r->ref_us, r->comm_us, r->compute_us),
 		oe_measured(r->ref_us, r->total.avg),
 		overlap_pct(r->comm_us, r->compute_us, r->total.avg));
+	/* The launch-level sample (medians of the max-over-ranks times), which
+	 * is what repeats from launch to launch, next to the means. */
+	fprintf(f, "\"ref_us_median\":%.3f,\"comm_us_median\":%.3f,\"compute_us_median\":%.3f,",
+		r->ref_med, r->comm_med, r->compute_med);
+	fprintf(f, "\"oe_measured_median\":%.2f,", oe_measured(r->ref_med, r->total.median));
+	fprintf(f, "\"calib_error\":%.4f,\"calibrated\":%s,\"recalibrations\":%d,",
+		r->calib_error, r->calibrated ? "true" : "false", r->recalibrations);
+	fprintf(f, "\"algbw\":%.0f,\"busbw\":%.0f,\"p2p_bw\":%.0f,", algbw, busbw, ri->p2p_bw);
 	out_validity(f, r->valid, r->bad_rank, r->bad_src, r->bad_offset);
 	out_rank_hosts(f, ri);
 }
@@ -81,24 +120,26 @@ void out_point_header(FILE *f, const struct runinfo *ri)
 		SWEETSPOT_VERSION, ri->H, ri->W, ri->nodes, ri->nodes == 1 ? "" : "s",
 		ri->transport, *ri->device ? " " : "", ri->device);
 	fprintf(f, "# times in us; oe_paper = ref/max(comm,compute), oe_meas = min(100, ref/total), overlap (IMB-NBC)\n");
-	fprintf(f, "%-10s %-7s %-9s %8s %11s %11s %11s %11s %8s %8s %8s %s\n",
+	fprintf(f, "%-10s %-8s %-9s %8s %11s %11s %11s %11s %8s %8s %8s %s\n",
 		"# coll", "alg", "assign", "bytes", "ref", "comm", "compute", "total",
 		"oe_paper", "oe_meas", "overlap", "valid");
 	fflush(f);
 }
 
-void out_point_row(FILE *f, enum coll c, enum alg a, enum asg s, uint64_t bytes,
-		   const struct point_result *r)
+void out_point_row(FILE *f, const struct coll_geom *g, enum asg s, const struct point_result *r)
 {
 	char sz[32];
 
-	fprintf(f, "%-10s %-7s %-9s %8s %11.2f %11.2f %11.2f %11.2f %8.2f %8.2f %8.2f %s\n",
-		coll_names[c], alg_names[a], asg_names[s], format_size(bytes, sz, sizeof(sz)),
+	fprintf(f, "%-10s %-8s %-9s %8s %11.2f %11.2f %11.2f %11.2f %8.2f %8.2f %8.2f %s",
+		coll_names[g->coll], alg_names[g->alg], asg_names[s], format_size(g->m, sz, sizeof(sz)),
 		r->ref_us, r->comm_us, r->compute_us, r->total.avg,
 		oe_paper(r->ref_us, r->comm_us, r->compute_us),
 		oe_measured(r->ref_us, r->total.avg),
 		overlap_pct(r->comm_us, r->compute_us, r->total.avg),
 		r->valid ? "yes" : "NO");
+	if (coll_is_reduction(g->coll))
+		fprintf(f, " %s %s", dtype_names[g->dt], redop_names[g->op]);
+	fputc('\n', f);
 	fflush(f);
 }
 
@@ -106,7 +147,11 @@ void out_mpi_json(FILE *f, const struct runinfo *ri, const struct mpi_result *r)
 {
 	out_common(f, ri, "mpi");
 	fprintf(f, "\"collective\":\"%s\",\"algorithm\":", coll_names[r->coll]);
-	json_string(f, r->algorithm);
+	kout_json_string(f, r->algorithm);
+	/* No workers, hence no assignment: "none" keeps the field in every record. */
+	fprintf(f, ",\"assignment\":\"none\"");
+	if (coll_is_reduction(r->coll))
+		fprintf(f, ",\"dtype\":\"%s\",\"op\":\"%s\"", dtype_names[r->dt], redop_names[r->op]);
 	fprintf(f, ",\"bytes\":%" PRIu64 ",\"avg_us\":%.3f,\"total_us\":%.3f,", r->bytes, r->t.avg, r->t.avg);
 	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
 		r->t.min, r->t.median, r->t.max);
@@ -127,8 +172,11 @@ void out_mpi_row(FILE *f, const struct mpi_result *r)
 {
 	char sz[32];
 
-	fprintf(f, "%-10s %-10s %8s %11.2f %11.2f %11.2f %11.2f %s\n", coll_names[r->coll],
+	fprintf(f, "%-10s %-10s %8s %11.2f %11.2f %11.2f %11.2f %s", coll_names[r->coll],
 		r->algorithm, format_size(r->bytes, sz, sizeof(sz)), r->t.avg, r->t.min,
 		r->t.median, r->t.max, r->valid ? "yes" : "NO");
+	if (coll_is_reduction(r->coll))
+		fprintf(f, " %s %s", dtype_names[r->dt], redop_names[r->op]);
+	fputc('\n', f);
 	fflush(f);
 }

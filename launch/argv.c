@@ -1,8 +1,10 @@
 /*
- * launch/argv.c: launcher command lines from a layout's generated files.
- * Each builder checks what it can before anything runs (the files exist,
- * the rank count agrees with the Slurm hostfile), because a launcher that
- * meets a bad file fails late and says little.
+ * launch/argv.c: launcher command lines from a layout's generated files,
+ * one builder per launcher for every line we run or show. Each builder
+ * checks what it can before anything runs (the files exist, the rank count
+ * agrees with the Slurm hostfile), because a launcher that meets a bad file
+ * fails late and says little; for a folder not written yet (check_files
+ * 0) it builds the same line from the counts it is given.
  */
 #include "argv.h"
 #include "child.h"
@@ -18,11 +20,24 @@ static const char *const launcher_names[] = {
 	[LAUNCHER_SRUN] = "srun",
 	[LAUNCHER_MPIRUN] = "mpirun",
 	[LAUNCHER_MPIRUN_RSH] = "mpirun_rsh",
+	[LAUNCHER_HYDRA] = "hydra",
+};
+
+static const char *const launcher_programs[] = {
+	[LAUNCHER_SRUN] = "srun",
+	[LAUNCHER_MPIRUN] = "mpirun",
+	[LAUNCHER_MPIRUN_RSH] = "mpirun_rsh",
+	[LAUNCHER_HYDRA] = "mpiexec.hydra",
 };
 
 const char *launcher_name(enum launcher l)
 {
 	return launcher_names[l];
+}
+
+const char *launcher_program(enum launcher l)
+{
+	return launcher_programs[l];
 }
 
 int launcher_parse(const char *name, enum launcher *l)
@@ -32,7 +47,7 @@ int launcher_parse(const char *name, enum launcher *l)
 			*l = (enum launcher)i;
 			return 0;
 		}
-	return error("unknown launcher '%s' (use srun, mpirun or mpirun_rsh)", name);
+	return error("unknown launcher '%s' (use srun, mpirun, mpirun_rsh or hydra)", name);
 }
 
 void launch_cmd_clear(struct launch_cmd *cmd)
@@ -41,12 +56,36 @@ void launch_cmd_clear(struct launch_cmd *cmd)
 	strvec_clear(&cmd->env);
 }
 
-/* DIR/NAME, checked readable. The caller frees it. */
+char *launch_cmd_line(const struct launch_cmd *cmd)
+{
+	char *line = NULL, *args;
+
+	for (size_t i = 0; i < cmd->env.nr; i++) {
+		const char *e = cmd->env.v[i], *eq = strchr(e, '=');
+		int name = eq ? (int)(eq - e + 1) : (int)strlen(e);
+		char *w = xasprintf("%s%s%.*s", line ? line : "", line ? " " : "", name, e);
+
+		/* NAME=value with only the value quoted: still an assignment. */
+		if (eq)
+			shell_quote_append(&w, eq + 1);
+		free(line);
+		line = w;
+	}
+	args = strvec_join_quoted(&cmd->argv);
+	if (!line)
+		return args;
+	line = xrealloc(line, strlen(line) + strlen(args) + 2);
+	strcat(strcat(line, " "), args);
+	free(args);
+	return line;
+}
+
+/* DIR/NAME, checked readable when o->check_files. The caller frees it. */
 static char *layout_file(const struct launch_opts *o, const char *name)
 {
 	char *path = xasprintf("%s/%s", o->dir, name);
 
-	if (access(path, R_OK)) {
+	if (o->check_files && access(path, R_OK)) {
 		error("cannot read %s: %s", path, strerror(errno));
 		free(path);
 		return NULL;
@@ -80,12 +119,22 @@ int launch_check_assignments(const struct strvec *sv, const char *what)
 	return 0;
 }
 
-/* The launcher's name and the site's own options (a spec's launcher_args). */
-static void push_program(const struct launch_opts *o, struct launch_cmd *cmd, const char *name)
+/* The launcher's program and the site's own options (a spec's launcher_args). */
+static void push_program(const struct launch_opts *o, struct launch_cmd *cmd, enum launcher l)
 {
-	strvec_push(&cmd->argv, o->program ? o->program : name);
-	if (o->extra)
+	strvec_push(&cmd->argv, o->program ? o->program : launcher_program(l));
+	if (o->extra && o->extra->nr)
 		strvec_pushv(&cmd->argv, (const char *const *)o->extra->v);
+}
+
+/* srun's ranks get Open MPI's parameters as OMPI_MCA_ variables, then the
+ * spec's environment. */
+static void push_srun_env(const struct launch_opts *o, struct launch_cmd *cmd)
+{
+	for (size_t i = 0; o->mca && i < o->mca->nr; i++)
+		strvec_pushf(&cmd->env, "OMPI_MCA_%s", o->mca->v[i]);
+	for (size_t i = 0; o->env && i < o->env->nr; i++)
+		strvec_push(&cmd->env, o->env->v[i]);
 }
 
 static int want_root_flag(const struct launch_opts *o)
@@ -99,23 +148,179 @@ static int valid_host_char(char c)
 	       c == '-' || c == '.' || c == '_';
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Slurm's order of host names (src/common/hostlist.c, hostrange_cmp() via
+ * hostlist_sort(), the order `scontrol show hostlistsorted` prints): a name
+ * splits into a prefix and the decimal number it ends with, if any;
+ * prefixes compare in natural order (strnatcmp), a name without a number
+ * before a numbered one of the same prefix, then numbers of one width by
+ * value, else the narrower first. Slurm's hostrange_cmp() also widens a
+ * range as it compares ("n1" and "n01"); names that compare equal here
+ * (only such mixed zero padding) keep strcmp order. */
+struct slurm_name {
+	const char *name;
+	size_t plen;		/* the prefix: name[0..plen) */
+	unsigned long num;	/* the number after it, when !single */
+	int width;		/* its digits, zeros included */
+	int single;		/* no number at the end */
+};
+
+static void slurm_name_split(const char *name, struct slurm_name *n)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	size_t len = strlen(name), i = len;
+
+	while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+		i--;
+	n->name = name;
+	n->plen = i == len ? len : i;
+	n->single = i == len;
+	n->width = (int)(len - i);
+	n->num = n->single ? 0 : strtoul(name + i, NULL, 10);
 }
 
-int slurm_hostfile_count(const char *path, unsigned *ranks, unsigned *hosts)
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Slurm's strnatcmp() (src/common/strnatcmp.c) on the first la and lb
+ * bytes: runs of digits compare by value, or left-aligned when either
+ * starts with '0' (as a fraction would). */
+static int natcmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		char ca = i < la ? a[i] : '\0', cb = j < lb ? b[j] : '\0';
+
+		if (is_digit(ca) && is_digit(cb)) {
+			int frac = ca == '0' || cb == '0', bias = 0;
+			size_t x = i, y = j;
+
+			for (;; x++, y++) {
+				int da = x < la && is_digit(a[x]), db = y < lb && is_digit(b[y]);
+
+				if (!da && !db)
+					break;
+				if (!da || !db)
+					return da ? 1 : -1;
+				if (a[x] != b[y] && (frac || !bias)) {
+					bias = a[x] < b[y] ? -1 : 1;
+					if (frac)
+						return bias;
+				}
+			}
+			if (bias)
+				return bias;
+			/* equal runs: go on after them, as Slurm does */
+			i = x;
+			j = y;
+			continue;
+		}
+		if (!ca && !cb)
+			return 0;
+		if (ca != cb)
+			return (unsigned char)ca < (unsigned char)cb ? -1 : 1;
+		i++;
+		j++;
+	}
+}
+
+/* Slurm's _zero_padded(): how many leading zeros num gets at width. */
+static int zero_padded(unsigned long num, int width)
+{
+	int n = 1;
+
+	while (num /= 10)
+		n++;
+	return width > n ? width - n : 0;
+}
+
+static int slurm_name_cmp(const struct slurm_name *a, const struct slurm_name *b)
+{
+	int c = natcmp(a->name, a->plen, b->name, b->plen);
+
+	if (c)
+		return c;
+	if (a->single != b->single)
+		return b->single - a->single;
+	if (!a->single) {
+		/* Slurm's _width_equiv(): one width fits both numbers. */
+		int equiv = a->width == b->width ||
+			    zero_padded(a->num, a->width) == zero_padded(a->num, b->width) ||
+			    zero_padded(b->num, b->width) == zero_padded(b->num, a->width);
+
+		if (equiv && a->num != b->num)
+			return a->num < b->num ? -1 : 1;
+		if (!equiv)
+			return a->width < b->width ? -1 : 1;
+	}
+	return strcmp(a->name, b->name);
+}
+
+int slurm_host_cmp(const char *a, const char *b)
+{
+	struct slurm_name na, nb;
+
+	slurm_name_split(a, &na);
+	slurm_name_split(b, &nb);
+	return slurm_name_cmp(&na, &nb);
+}
+
+static int cmp_slurm_name(const void *a, const void *b)
+{
+	return slurm_name_cmp(a, b);
+}
+
+char *slurm_step_nodelist(const struct strvec *hosts)
+{
+	struct slurm_name *n = xcalloc(hosts->nr ? hosts->nr : 1, sizeof(*n));
+	char *list = xstrdup("");
+	size_t len = 0, m = 0;
+
+	/* A node's ranks are usually neighbours: collapse those runs first, so
+	 * that the sort sees nodes, not ranks (160,000 ranks, 20,000 nodes). */
+	for (size_t i = 0; i < hosts->nr; i++)
+		if (!i || strcmp(hosts->v[i], hosts->v[i - 1]))
+			slurm_name_split(hosts->v[i], &n[m++]);
+	qsort(n, m, sizeof(*n), cmp_slurm_name);
+	for (size_t i = 0; i < m; i++) {
+		size_t l = strlen(n[i].name);
+
+		/* equal names are neighbours: the order is total on them */
+		if (i && !strcmp(n[i - 1].name, n[i].name))
+			continue;
+		list = xrealloc(list, len + l + 2);
+		if (len)
+			list[len++] = ',';
+		memcpy(list + len, n[i].name, l + 1);
+		len += l;
+	}
+	free(n);
+	return list;
+}
+
+/* How many distinct names hosts holds. */
+static unsigned count_distinct(const struct strvec *hosts)
+{
+	char *list = slurm_step_nodelist(hosts);
+	unsigned n = *list ? 1 : 0;
+
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	free(list);
+	return n;
+}
+
+int slurm_hostfile_hosts(const char *path, struct strvec *hosts)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	struct strvec names = STRVEC_INIT;
 	int ret = -1;
 
 	if (!f)
 		return error("cannot read %s: %s", path, strerror(errno));
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while (getline(&line, &cap, f) >= 0) {
 		char *s = line, *e;
 
 		lineno++;
@@ -131,27 +336,33 @@ int slurm_hostfile_count(const char *path, unsigned *ranks, unsigned *hosts)
 				error("%s:%zu: '%s' is not a host name", path, lineno, s);
 				goto out;
 			}
-		strvec_push(&names, s);
+		strvec_push(hosts, s);
 	}
 	if (ferror(f)) {
 		error("cannot read %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (!names.nr) {
+	if (!hosts->nr) {
 		error("%s: no hosts in it", path);
 		goto out;
 	}
-	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
-	*hosts = 1;
-	for (size_t i = 1; i < names.nr; i++)
-		if (strcmp(names.v[i - 1], names.v[i]))
-			++*hosts;
-	*ranks = (unsigned)names.nr;
 	ret = 0;
 out:
-	strvec_clear(&names);
 	free(line);
 	fclose(f);
+	return ret;
+}
+
+int slurm_hostfile_count(const char *path, unsigned *ranks, unsigned *hosts)
+{
+	struct strvec names = STRVEC_INIT;
+	int ret = slurm_hostfile_hosts(path, &names);
+
+	if (!ret) {
+		*ranks = (unsigned)names.nr;
+		*hosts = count_distinct(&names);
+	}
+	strvec_clear(&names);
 	return ret;
 }
 
@@ -161,10 +372,57 @@ unsigned launch_srun_minutes(unsigned time_limit_s)
 	return (time_limit_s + 59) / 60 + 1;
 }
 
+/* Each rank's host, in rank order: slurm.hostfile's lines when the files
+ * are there to read (they must then agree with o), else o->hosts. */
+static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct strvec *hosts)
+{
+	unsigned nodes;
+
+	if (o->check_files) {
+		if (slurm_hostfile_hosts(hostfile, hosts))
+			return -1;
+	} else if (!o->hosts || !o->hosts->nr) {
+		return error("srun for %s: each rank's host is needed when slurm.hostfile "
+			     "is not read", o->dir);
+	} else {
+		for (size_t i = 0; i < o->hosts->nr; i++) {
+			for (const char *p = o->hosts->v[i]; *p; p++)
+				if (!valid_host_char(*p))
+					return error("srun for %s: '%s' is not a host name",
+						     o->dir, o->hosts->v[i]);
+			strvec_push(hosts, o->hosts->v[i]);
+		}
+		hostfile = "the layout";
+	}
+	nodes = count_distinct(hosts);
+	if (hosts->nr != o->ranks)
+		return error("%s holds %zu ranks, the layout has %u", hostfile, hosts->nr, o->ranks);
+	if (o->nodes && o->nodes != nodes)
+		return error("%s names %u hosts, the layout has %u nodes", hostfile, nodes, o->nodes);
+	return 0;
+}
+
+/* Slurm 22.05's mpi/pmix plugin numbers its slurmstepds by their place in
+ * SLURM_JOB_NODELIST (the allocation's nodes, inherited from srun's
+ * environment) but sends a direct-modex request for a rank to the node of
+ * that index in the step: when the step's nodes are not the allocation's
+ * first nodes in Slurm's sorted order, a request goes to the wrong
+ * slurmstepd and a rank waits in MPI_Init for ever (see
+ * tests/testbed/slurm-pmix-bug.md). Given the step's own nodes, sorted as
+ * the step lists them, the two numberings agree. */
+static void push_srun_nodelist(struct launch_cmd *cmd, const struct strvec *hosts)
+{
+	char *list = slurm_step_nodelist(hosts);
+
+	strvec_pushf(&cmd->env, "SLURM_JOB_NODELIST=%s", list);
+	strvec_pushf(&cmd->env, "SLURM_NODELIST=%s", list);
+	free(list);
+}
+
 int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 {
 	char *hostfile = NULL, *conf = NULL;
-	unsigned ranks = 0, hosts = 0;
+	struct strvec hosts = STRVEC_INIT;
 	int ret = -1;
 
 	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
@@ -172,36 +430,28 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 		return -1;
 	hostfile = layout_file(o, "slurm.hostfile");
 	conf = layout_file(o, "multi-prog.conf");
-	if (!hostfile || !conf)
+	if (!hostfile || !conf || srun_hosts(o, hostfile, &hosts))
 		goto out;
-	if (slurm_hostfile_count(hostfile, &ranks, &hosts))
-		goto out;
-	if (ranks != o->ranks) {
-		error("%s holds %u ranks, the layout has %u", hostfile, ranks, o->ranks);
-		goto out;
-	}
-	if (o->nodes && o->nodes != hosts) {
-		error("%s names %u hosts, the layout has %u nodes", hostfile, hosts, o->nodes);
-		goto out;
-	}
-	push_program(o, cmd, "srun");
+	push_program(o, cmd, LAUNCHER_SRUN);
 	strvec_push(&cmd->argv, "--mpi=pmix");
-	strvec_pushf(&cmd->argv, "--ntasks=%u", ranks);
-	strvec_pushf(&cmd->argv, "--nodes=%u", hosts);
+	strvec_pushf(&cmd->argv, "--ntasks=%zu", hosts.nr);
+	strvec_pushf(&cmd->argv, "--nodes=%u", count_distinct(&hosts));
 	/* Exact placement: rank i runs on line i of SLURM_HOSTFILE. */
 	strvec_push(&cmd->argv, "--distribution=arbitrary");
 	strvec_push(&cmd->argv, "--kill-on-bad-exit=1");
+	/* Under launch_spawn() the step limit is a backstop past its own;
+	 * on a line run by hand it is the limit itself, in whole minutes. */
 	if (o->time_limit_s)
-		strvec_pushf(&cmd->argv, "--time=%u", launch_srun_minutes(o->time_limit_s));
+		strvec_pushf(&cmd->argv, "--time=%u", o->own_limit ? (o->time_limit_s + 59) / 60 :
+			     launch_srun_minutes(o->time_limit_s));
 	strvec_push(&cmd->argv, "--multi-prog");
 	strvec_push(&cmd->argv, conf);
 	strvec_pushf(&cmd->env, "SLURM_HOSTFILE=%s", hostfile);
-	for (size_t i = 0; o->mca && i < o->mca->nr; i++)
-		strvec_pushf(&cmd->env, "OMPI_MCA_%s", o->mca->v[i]);
-	for (size_t i = 0; o->env && i < o->env->nr; i++)
-		strvec_push(&cmd->env, o->env->v[i]);
+	push_srun_nodelist(cmd, &hosts);
+	push_srun_env(o, cmd);
 	ret = 0;
 out:
+	strvec_clear(&hosts);
 	free(hostfile);
 	free(conf);
 	return ret;
@@ -222,7 +472,11 @@ int launch_argv_srun_het(const struct launch_opts *o, const struct launch_het_pa
 		else if (part[g]->nodes > part[g]->ranks)
 			return error("heterogeneous step: %u %s ranks cannot cover %u nodes",
 				     part[g]->ranks, g ? "worker" : "host", part[g]->nodes);
-	push_program(o, cmd, "srun");
+	/* No SLURM_JOB_NODELIST here: for a heterogeneous step srun itself
+	 * sets it to the step's own node list, the same as
+	 * SLURM_STEP_NODELIST (env_array_for_step(), het_job_node_list), so
+	 * the two numberings already agree. */
+	push_program(o, cmd, LAUNCHER_SRUN);
 	/* Options before a ':' belong to that component only: each gets all. */
 	for (int g = 0; g < 2; g++) {
 		if (g)
@@ -237,30 +491,22 @@ int launch_argv_srun_het(const struct launch_opts *o, const struct launch_het_pa
 			strvec_pushf(&cmd->argv, "--time=%u", launch_srun_minutes(o->time_limit_s));
 		strvec_pushv(&cmd->argv, (const char *const *)part[g]->argv->v);
 	}
-	for (size_t i = 0; o->mca && i < o->mca->nr; i++)
-		strvec_pushf(&cmd->env, "OMPI_MCA_%s", o->mca->v[i]);
-	for (size_t i = 0; o->env && i < o->env->nr; i++)
-		strvec_push(&cmd->env, o->env->v[i]);
+	push_srun_env(o, cmd);
 	return 0;
 }
 
-int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd)
+/* mpirun's options before its files: root, oversubscription, its own
+ * time limit, the MCA parameters, and the names of the exported variables. */
+static void push_mpirun_options(const struct launch_opts *o, struct launch_cmd *cmd)
 {
-	char *hostfile = NULL, *appfile = NULL;
-	int ret = -1;
-
-	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
-	    launch_check_assignments(o->env, "environment entry"))
-		return -1;
-	hostfile = layout_file(o, "hostfile");
-	appfile = layout_file(o, "appfile");
-	if (!hostfile || !appfile)
-		goto out;
-	push_program(o, cmd, "mpirun");
 	if (want_root_flag(o))
 		strvec_push(&cmd->argv, "--allow-run-as-root");
 	if (o->oversubscribe)
 		strvec_push(&cmd->argv, "--oversubscribe");
+	if (o->own_limit && o->time_limit_s) {
+		strvec_push(&cmd->argv, "--timeout");
+		strvec_pushf(&cmd->argv, "%u", o->time_limit_s);
+	}
 	if (o->rsh_agent) {
 		strvec_push(&cmd->argv, "--mca");
 		strvec_push(&cmd->argv, "plm_rsh_agent");
@@ -273,9 +519,10 @@ int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd)
 		strvec_pushf(&cmd->argv, "%.*s", (int)(eq - o->mca->v[i]), o->mca->v[i]);
 		strvec_push(&cmd->argv, eq + 1);
 	}
-	/* mpirun passes remote ranks only the variables named with -x. A
-	 * global `-x NAME=value` does not reach an --app file's contexts, but
-	 * `-x NAME` exporting mpirun's own environment does. */
+	/* mpirun passes remote ranks only the variables named with -x. With
+	 * --app, Open MPI drops the values of a global `-x NAME=value` (seen
+	 * with 4.1.4), but `-x NAME` exporting mpirun's own environment works:
+	 * the values go in front of the command as assignments. */
 	for (size_t i = 0; o->env && i < o->env->nr; i++) {
 		const char *eq = strchr(o->env->v[i], '=');
 
@@ -283,14 +530,37 @@ int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd)
 		strvec_pushf(&cmd->argv, "%.*s", (int)(eq - o->env->v[i]), o->env->v[i]);
 		strvec_push(&cmd->env, o->env->v[i]);
 	}
+}
+
+int launch_argv_mpirun(const struct launch_opts *o, struct launch_cmd *cmd)
+{
+	char *hostfile = NULL, *appfile = NULL, *rankfile = NULL;
+	int ret = -1;
+
+	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
+	    launch_check_assignments(o->env, "environment entry"))
+		return -1;
+	hostfile = layout_file(o, "hostfile");
+	appfile = layout_file(o, "appfile");
+	if (o->rankfile && !(rankfile = layout_file(o, "rankfile")))
+		goto out;
+	if (!hostfile || !appfile)
+		goto out;
+	push_program(o, cmd, LAUNCHER_MPIRUN);
+	push_mpirun_options(o, cmd);
 	strvec_push(&cmd->argv, "--hostfile");
 	strvec_push(&cmd->argv, hostfile);
+	if (rankfile) {
+		strvec_push(&cmd->argv, "--rankfile");
+		strvec_push(&cmd->argv, rankfile);
+	}
 	strvec_push(&cmd->argv, "--app");
 	strvec_push(&cmd->argv, appfile);
 	ret = 0;
 out:
 	free(hostfile);
 	free(appfile);
+	free(rankfile);
 	return ret;
 }
 
@@ -308,7 +578,7 @@ int launch_argv_mpirun_rsh(const struct launch_opts *o, struct launch_cmd *cmd)
 	config = layout_file(o, "config");
 	if (!hostfile || !config)
 		goto out;
-	push_program(o, cmd, "mpirun_rsh");
+	push_program(o, cmd, LAUNCHER_MPIRUN_RSH);
 	strvec_pushf(&cmd->argv, "-np");
 	strvec_pushf(&cmd->argv, "%u", o->ranks);
 	strvec_push(&cmd->argv, "-hostfile");
@@ -325,6 +595,165 @@ out:
 	return ret;
 }
 
+int hydra_configfile_ranks(const char *path, unsigned *ranks)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	unsigned long total = 0;
+	int ret = -1;
+
+	if (!f)
+		return error("cannot read %s: %s", path, strerror(errno));
+	while (getline(&line, &cap, f) >= 0) {
+		char *s = line + strspn(line, " \t"), *end;
+		unsigned long n;
+
+		lineno++;
+		if (!s[strspn(s, " \t\r\n")] || *s == '#')
+			continue;
+		/* hydra takes -n and -np alike */
+		if (strncmp(s, "-n ", 3) && strncmp(s, "-np ", 4)) {
+			error("%s:%zu: a line must start with -n N", path, lineno);
+			goto out;
+		}
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+		errno = 0;
+		n = strtoul(s, &end, 10);
+		if (end == s || errno || (*end != ' ' && *end != '\t') || !n || n > 1u << 20) {
+			error("%s:%zu: -n takes a rank count from 1", path, lineno);
+			goto out;
+		}
+		total += n;
+	}
+	if (ferror(f)) {
+		error("cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!total || total > 1u << 24) {
+		error("%s: %s", path, total ? "too many ranks" : "no ranks in it");
+		goto out;
+	}
+	*ranks = (unsigned)total;
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* hydra's -genv NAME VALUE for each of the spec's environment entries. */
+static void push_hydra_env(const struct launch_opts *o, struct launch_cmd *cmd)
+{
+	for (size_t i = 0; o->env && i < o->env->nr; i++) {
+		const char *eq = strchr(o->env->v[i], '=');
+
+		strvec_push(&cmd->argv, "-genv");
+		strvec_pushf(&cmd->argv, "%.*s", (int)(eq - o->env->v[i]), o->env->v[i]);
+		strvec_push(&cmd->argv, eq + 1);
+	}
+}
+
+/* MPICH's hydra: the hostfile and the MPMD configfile (one line per node
+ * and role, "-n N -host H PROG ARGS", ranks in line order). Hydra passes
+ * its whole environment to every rank by default; -genv names the spec's
+ * entries on the line so that people see them and no site default that
+ * narrows the propagation (-genvnone in a site's launcher_args) loses them. */
+int launch_argv_hydra(const struct launch_opts *o, struct launch_cmd *cmd)
+{
+	char *hostfile = NULL, *config = NULL;
+	unsigned ranks;
+	int ret = -1;
+
+	if (check_opts(o) || launch_check_assignments(o->env, "environment entry"))
+		return -1;
+	if (o->mca && o->mca->nr)
+		return error("MCA parameters are Open MPI's; hydra (MPICH) takes NAME=value "
+			     "environment entries instead (MPIR_CVAR_...)");
+	hostfile = layout_file(o, "hostfile.hydra");
+	config = layout_file(o, "configfile.hydra");
+	if (!hostfile || !config)
+		goto out;
+	if (o->check_files && hydra_configfile_ranks(config, &ranks))
+		goto out;
+	if (o->check_files && ranks != o->ranks) {
+		error("%s starts %u ranks, the layout has %u", config, ranks, o->ranks);
+		goto out;
+	}
+	push_program(o, cmd, LAUNCHER_HYDRA);
+	push_hydra_env(o, cmd);
+	/* hydra's own limit is the MPIEXEC_TIMEOUT variable, in seconds. */
+	if (o->own_limit && o->time_limit_s)
+		strvec_pushf(&cmd->env, "MPIEXEC_TIMEOUT=%u", o->time_limit_s);
+	strvec_push(&cmd->argv, "-f");
+	strvec_push(&cmd->argv, hostfile);
+	strvec_push(&cmd->argv, "-configfile");
+	strvec_push(&cmd->argv, config);
+	ret = 0;
+out:
+	free(hostfile);
+	free(config);
+	return ret;
+}
+
+/* Every host rank of a machine running one program, no layout files: the
+ * host-only launches of `sweetspot baseline`. hosts: the node names, ppn
+ * ranks on each, in rank order. */
+int launch_argv_hosts(enum launcher l, const struct launch_opts *o, const struct strvec *hosts,
+		      unsigned ppn, const struct strvec *program, struct launch_cmd *cmd)
+{
+	struct strvec ranks = STRVEC_INIT;
+	char *list = xstrdup(""), *nodelist;
+	unsigned n = (unsigned)hosts->nr * ppn;
+
+	if (!hosts->nr || !ppn || !program || !program->nr)
+		return error("a host-only launch needs hosts, ranks per host and a program");
+	if (launch_check_assignments(o->env, "environment entry"))
+		return -1;
+	for (size_t i = 0; i < hosts->nr; i++) {
+		char *t = xasprintf("%s%s%s:%u", list, i ? "," : "", hosts->v[i], ppn);
+
+		free(list);
+		list = t;
+		for (unsigned k = 0; k < ppn; k++)
+			strvec_push(&ranks, hosts->v[i]);
+	}
+	push_program(o, cmd, l);
+	switch (l) {
+	case LAUNCHER_SRUN:
+		strvec_push(&cmd->argv, "--mpi=pmix");
+		strvec_pushf(&cmd->argv, "--nodes=%zu", hosts->nr);
+		strvec_pushf(&cmd->argv, "--ntasks=%u", n);
+		strvec_pushf(&cmd->argv, "--ntasks-per-node=%u", ppn);
+		/* The step on exactly these nodes, and told so (the PMIx fix). */
+		nodelist = slurm_step_nodelist(&ranks);
+		strvec_pushf(&cmd->argv, "--nodelist=%s", nodelist);
+		free(nodelist);
+		push_srun_nodelist(cmd, &ranks);
+		push_srun_env(o, cmd);
+		break;
+	case LAUNCHER_HYDRA:
+		push_hydra_env(o, cmd);
+		strvec_push(&cmd->argv, "-hosts");
+		strvec_push(&cmd->argv, list);
+		strvec_push(&cmd->argv, "-n");
+		strvec_pushf(&cmd->argv, "%u", n);
+		break;
+	default:
+		push_mpirun_options(o, cmd);
+		strvec_push(&cmd->argv, "--host");
+		strvec_push(&cmd->argv, list);
+		strvec_push(&cmd->argv, "-np");
+		strvec_pushf(&cmd->argv, "%u", n);
+		break;
+	}
+	strvec_pushv(&cmd->argv, (const char *const *)program->v);
+	strvec_clear(&ranks);
+	free(list);
+	return 0;
+}
+
 int launch_argv(enum launcher l, const struct launch_opts *o, struct launch_cmd *cmd)
 {
 	switch (l) {
@@ -334,6 +763,8 @@ int launch_argv(enum launcher l, const struct launch_opts *o, struct launch_cmd 
 		return launch_argv_mpirun(o, cmd);
 	case LAUNCHER_MPIRUN_RSH:
 		return launch_argv_mpirun_rsh(o, cmd);
+	case LAUNCHER_HYDRA:
+		return launch_argv_hydra(o, cmd);
 	}
 	return error("unknown launcher %d", (int)l);
 }
@@ -350,5 +781,29 @@ int launch_check_installed(const struct launch_cmd *cmd)
 							   : "%s is not installed (not found in PATH)",
 			     cmd->argv.v[0]);
 	free(path);
+	return 0;
+}
+
+int launch_argv_smpirun(const struct launch_opts *o, const char *platform, const char *hostfile,
+			const struct strvec *cfg, const struct strvec *program, struct launch_cmd *cmd)
+{
+	if (!platform || !hostfile || !o->ranks || !program || !program->nr)
+		return error("smpirun needs a platform, a hostfile, ranks and a program");
+	if (launch_check_assignments(o->env, "environment entry"))
+		return -1;
+	strvec_push(&cmd->argv, o->program ? o->program : "smpirun");
+	for (size_t i = 0; o->extra && i < o->extra->nr; i++)
+		strvec_push(&cmd->argv, o->extra->v[i]);
+	strvec_pushv(&cmd->argv, (const char *const[]){ "-platform", platform, "-hostfile", hostfile,
+							"-np", NULL });
+	strvec_pushf(&cmd->argv, "%u", o->ranks);
+	for (size_t i = 0; cfg && i < cfg->nr; i++)
+		strvec_pushf(&cmd->argv, "--cfg=%s", cfg->v[i]);
+	/* Every rank is a thread of smpirun's one process: the environment
+	 * is that process's. */
+	for (size_t i = 0; o->env && i < o->env->nr; i++)
+		strvec_push(&cmd->env, o->env->v[i]);
+	for (size_t i = 0; i < program->nr; i++)
+		strvec_push(&cmd->argv, program->v[i]);
 	return 0;
 }

@@ -2,10 +2,14 @@
  * launch/child.h: starting one child process the way every launch of a
  * sweep needs it: an argv vector run with posix_spawnp (no shell ever sees a
  * word of it), extra environment entries, a working folder, standard output
- * and standard error appended to a log file, the child leading its own
- * process group, and a time limit that takes the whole group down (SIGTERM,
+ * and standard error appended to a log file, the child in a process group
+ * of its own, and a time limit that takes the whole group down (SIGTERM,
  * then SIGKILL after a grace period). SIGINT and SIGTERM sent to sweetspot
- * while a child runs are passed on to the child's group, and reported.
+ * while a child runs are passed on to the child's group, and reported;
+ * SIGHUP (the terminal gone) is passed on as SIGTERM. The group dies with
+ * sweetspot whatever kills it, SIGKILL included: a watchdog process leads
+ * the group and takes it down (and cancels an srun's Slurm step) when
+ * sweetspot is gone.
  */
 #ifndef SWEETSPOT_LAUNCH_CHILD_H
 #define SWEETSPOT_LAUNCH_CHILD_H
@@ -35,17 +39,20 @@ struct launch_result {
 	int status;
 	int err;		/* errno when status == -1, else 0 */
 	int timed_out;		/* the time limit was reached and the group killed */
-	int interrupted;	/* SIGINT or SIGTERM passed on to the child, else 0 */
-	int strays;		/* the group outlived its leader and was killed */
-	pid_t pid;		/* the child's pid (and process group), 0 if none */
+	int interrupted;	/* SIGINT, SIGTERM or SIGHUP sent to us and passed on, else 0 */
+	int strays;		/* the group outlived the child and was killed */
+	pid_t pid;		/* the child's pid, 0 if none */
+	pid_t pgid;		/* its process group (led by the watchdog), 0 if none */
 	double wall_s;		/* from spawn to the leader's exit */
 	char reason[256];	/* one line for people: why it ended */
 };
 
 /* Runs the child to its end (or its time limit) and fills *r. Prints
  * nothing: the caller decides what to say about r->reason. Returns
- * r->status. Not thread-safe: it blocks SIGCHLD, SIGINT and SIGTERM in the
- * calling thread while it waits, and restores the mask before returning. */
+ * r->status. Not thread-safe, and for a single-threaded program only (it
+ * forks the watchdog without exec): it blocks SIGCHLD, SIGINT, SIGTERM and
+ * SIGHUP in the calling thread while it waits, and restores the mask
+ * before returning. */
 int launch_spawn(const struct launch_child *c, struct launch_result *r);
 
 /* The child as one shell-quoted line for people (--dry-run and logs):

@@ -59,6 +59,19 @@ struct sbatch_submit {
  * not be submitted (or the wait timed out), with sbatch's words. */
 int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status);
 
+/* What Slurm says of a job now. */
+struct sbatch_state {
+	char state[32];		/* PENDING, RUNNING, COMPLETED, FAILED, ...; "UNKNOWN" */
+	int done;		/* it has ended */
+	int exit_code;		/* when done: ExitCode N:S as N, or 128+S; -1 unknown */
+};
+
+/* Asks `squeue -h -j ID -o %T` and, when the job has left the queue or
+ * ended, `scontrol show job ID` (argv children, their output through the
+ * file log, which is removed). 0, or -1 after error() when neither knows
+ * the job. */
+int sbatch_job_state(const char *id, const char *log, struct sbatch_state *st);
+
 /* True when id looks like a Slurm job id ("123", "123_4", "123+1"). */
 int sbatch_valid_job_id(const char *id);
 

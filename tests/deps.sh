@@ -7,7 +7,7 @@ PKGS="build-essential pkg-config openmpi-bin libopenmpi-dev libpmix-dev libpmix-
 slurm-wlm slurmctld slurmd slurm-client munge libibverbs-dev rdma-core
 ibverbs-utils ibverbs-providers perftest libconfig-dev libsqlite3-dev
 libjansson-dev sqlite3 gnuplot-nox qemu-system-x86 busybox-static kmod cpio
-iproute2 procps time"
+iproute2 procps time clang mandoc mpich libmpich-dev libsimgrid-dev"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
@@ -17,6 +17,21 @@ done
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 echo "sweetspot: installing:$missing" >&2
-$SUDO apt-get update -qq
+# Another apt (unattended upgrades, a second CI job) may hold the dpkg lock:
+# wait for it, up to 20 minutes, instead of failing at once.
+LOCKWAIT="-o DPkg::Lock::Timeout=1200"
+# apt-get update does not wait for the lists lock: retry while another apt
+# holds it (and only then), up to the same 20 minutes.
+tries=0
+until out=$($SUDO apt-get $LOCKWAIT update -qq 2>&1); do
+	case $out in
+	*"Could not get lock"*|*"Unable to lock"*) ;;
+	*) printf '%s\n' "$out" >&2; exit 1 ;;
+	esac
+	tries=$((tries + 1))
+	[ "$tries" -lt 240 ] || { printf '%s\n' "$out" >&2; exit 1; }
+	echo "sweetspot: another apt holds the package lists' lock; waiting" >&2
+	sleep 5
+done
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get $LOCKWAIT install -y -qq --no-install-recommends $missing >/dev/null

@@ -9,10 +9,35 @@ PROVE_FLAGS ?=
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSWEETSPOT)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itests/lib -Ituner -Ilaunch -o $@ $< $(LIBSWEETSPOT) $(TUNER_LIBS)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) -Itests/lib $(INC_tuner) -o $@ $< $(LIBSWEETSPOT) $(TUNER_LIBS)
 
-check: programs $(UNIT_TESTS)
-	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(CLI_TESTS)
+# The unit tests once more under AddressSanitizer and UBSan (any report is
+# fatal), built apart in $(BUILD)/asan: `make check` runs both builds.
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_OBJ   := $(patsubst $(BUILD)/%,$(BUILD)/asan/%,$(COMMON_OBJ) $(TUNER_OBJ) $(LAUNCH_OBJ) $(SCHED_OBJ))
+ASAN_LIB   := $(BUILD)/asan/libsweetspot.a
+ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/%)
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(ASAN_CFLAGS) $(INC_$(firstword $(subst /, ,$*))) -MMD -MP -c -o $@ $<
+
+$(ASAN_LIB): $(ASAN_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/asan/tests/%: tests/unit/%.c $(ASAN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(ASAN_CFLAGS) -Itests/lib $(INC_tuner) -o $@ $< $(ASAN_LIB) $(TUNER_LIBS)
+
+$(ASAN_TESTS): $(wildcard kernels/*.c kernels/*.h)
+
+check-asan: $(ASAN_TESTS)
+	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(ASAN_TESTS)
+
+check: programs $(UNIT_TESTS) $(ASAN_TESTS)
+	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(ASAN_TESTS) $(CLI_TESTS)
 
 BENCHES := $(sort $(wildcard tests/bench/*.sh))
 bench: programs

@@ -6,462 +6,399 @@
  * launch (OMPI_MCA_coll_tuned_use_dynamic_rules=1 and
  * OMPI_MCA_coll_tuned_<coll>_algorithm=N, plus one launch with Open MPI's
  * own choice), the kernel runs in --mode mpi on the spec's host ranks, at
- * the spec's sizes, iterations and repetitions, and every record is stored
- * in the database as a run of its own ("SPEC:baseline"), resumable like a
- * sweep.
+ * the spec's sizes, iterations and repetitions. The launches go through the
+ * sweep engine (runner.h) like a sweep's, into a run of their own
+ * ("SPEC:baseline"), resumable like a sweep; this file only says what each
+ * launch is; its command line comes from launch/argv.c like every other.
+ * With the hydra launcher it measures MPICH instead: each algorithm the
+ * installed MPICH lists (tuner/mpich.h) forced through
+ * MPIR_CVAR_<COLL>_INTRA_ALGORITHM, the spec's kernel being the MPICH build.
  */
 #include "argv.h"
 #include "child.h"
+#include "cli.h"
 #include "cmds.h"
 #include "error.h"
+#include "export.h"
+#include "mpich.h"
 #include "parse.h"
-#include "recommend.h"
+#include "runner.h"
 #include "spec.h"
 #include "store.h"
 #include "strvec.h"
 
-#include <errno.h>
-#include <jansson.h>
-#include <libgen.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-static void baseline_usage(FILE *f)
+enum { OPT_DB, OPT_LAUNCHER, OPT_ALGORITHMS, OPT_DRY_RUN, NOPTS };
+
+static const struct cli_option baseline_options[NOPTS + 1] = {
+	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_LAUNCHER] = { "launcher", 0, "L", "mpirun, srun or hydra (default: srun inside a Slurm\n"
+			   "allocation, else the spec's launcher, mpirun for mpirun_rsh);\n"
+			   "hydra measures MPICH's own algorithms" },
+	[OPT_ALGORITHMS] = { "algorithms", 0, "LIST", "Open MPI algorithm ids to force, e.g. 1,6,8\n"
+			     "(default: all that ompi_info lists; 0 is Open MPI's own);\n"
+			     "with hydra, MPICH algorithm names (default: all mpivars lists)" },
+	[OPT_DRY_RUN] = { "dry-run", 0, NULL, "print each launch's command; touch nothing" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command baseline_cli = {
+	"baseline", "SPEC [--db FILE] [--launcher L] [--algorithms LIST] [--dry-run]",
+	"Measures the MPI library's own collectives on the spec's host ranks (no\n"
+	"workers): every coll/tuned algorithm of each collective forced in its own\n"
+	"launch, and Open MPI's own choice, at the spec's sizes and repetitions, as\n"
+	"ompi-collectives-tuning does (with --launcher hydra, MPICH's algorithms\n"
+	"forced through MPIR_CVAR_<COLL>_INTRA_ALGORITHM). The records go into the\n"
+	"database as the run SPEC:baseline; 'sweetspot export --format ompi-rules'\n"
+	"(or mpich) makes rules of them. Running it again skips what is measured.",
+	baseline_options,
+	"Exit status: 0 every launch ok, 1 a launch failed (recorded), 2 bad input,\n"
+	"130 interrupted (the launch under way is not recorded; run again to continue).",
+};
+
+/* One launch's job: a collective with an algorithm forced (0: Open MPI's
+ * own choice), and the environment that forces it. */
+struct job {
+	const char *coll;
+	int alg;		/* Open MPI: the coll/tuned id; MPICH: 1 + its index */
+	char id[96];
+	struct strvec env;
+};
+
+struct baseline_args {
+	const char *path, *db, *launcher, *algs;
+	int dry;
+};
+
+/* The value the spec's environment gives NAME, or NULL. */
+static const char *spec_env(const struct spec *s, const char *name)
 {
-	fputs("usage: sweetspot baseline SPEC [--db FILE] [--launcher mpirun|srun]\n"
-	      "                          [--algorithms LIST] [--dry-run]\n\n"
-	      "Measures Open MPI's own collectives on the spec's host ranks (no workers):\n"
-	      "every coll/tuned algorithm of each collective forced in its own launch, and\n"
-	      "Open MPI's own choice, at the spec's sizes and repetitions, as\n"
-	      "ompi-collectives-tuning does. The records go into the database as the run\n"
-	      "SPEC:baseline; 'sweetspot export --format ompi-rules' makes rules of them.\n"
-	      "Running it again skips what is already measured.\n\n"
-	      "  --db FILE         results database (default " STORE_DEFAULT_PATH ")\n"
-	      "  --launcher L      mpirun or srun (default: srun inside a Slurm allocation,\n"
-	      "                    else the spec's launcher, mpirun for mpirun_rsh)\n"
-	      "  --algorithms LIST algorithm ids to force, e.g. 1,6,8 (default: all that\n"
-	      "                    ompi_info lists for each collective; 0 is Open MPI's own)\n"
-	      "  --dry-run         print each launch's command; touch nothing\n\n"
-	      "Exit status: 0 every launch ok, 1 a launch failed (recorded), 2 bad input.\n", f);
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < s->env.nr; i++)
+		if (!strncmp(s->env.v[i], name, n) && s->env.v[i][n] == '=')
+			return s->env.v[i] + n + 1;
+	return NULL;
 }
 
-/* Number of coll/tuned algorithms of a collective (ids 0..count-1, 0 being
- * "ignore"), from ompi_info; 0 when it cannot tell. */
-static int algorithm_count(const char *coll, const char *tmpdir)
+/* A job forcing alg of coll (0: Open MPI's own choice). A forced algorithm
+ * runs with the collective's MCA parameters: each is set explicitly (the
+ * spec's value, else the installed Open MPI's), so that the launch's
+ * recorded command says what it ran with and export writes that. */
+static void add_job(struct job **jobs, size_t *n, const char *coll, int alg,
+		    const struct ompi_info *oi, const struct spec *s)
 {
-	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { 0 };
-	struct launch_result r;
-	char *log = xasprintf("%s/ompi_info.log", tmpdir), *want, line[512];
-	FILE *f;
-	int n = 0;
+	struct job *j;
 
-	strvec_pushv(&av, (const char *const[]){ "ompi_info", "--param", "coll", "tuned",
-						  "--level", "9", "--parsable", NULL });
-	c.argv = &av;
-	c.log = log;
-	c.timeout_s = 60;
-	unlink(log);
-	want = xasprintf("mca:coll:tuned:param:coll_tuned_%s_algorithm_count:value:", coll);
-	if (launch_spawn(&c, &r) == 0 && (f = fopen(log, "r"))) {
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, want, strlen(want)))
-				n = atoi(line + strlen(want));
-		fclose(f);
+	*jobs = xrealloc(*jobs, (*n + 1) * sizeof(**jobs));
+	j = &(*jobs)[(*n)++];
+	memset(j, 0, sizeof(*j));
+	j->coll = coll;
+	j->alg = alg;
+	if (!alg) {
+		snprintf(j->id, sizeof(j->id), "mpi-%s-default", coll);
+		return;
 	}
-	unlink(log);
-	free(want);
-	free(log);
-	strvec_clear(&av);
-	return n;
+	snprintf(j->id, sizeof(j->id), "mpi-%s-alg%d", coll, alg);
+	strvec_push(&j->env, "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
+	strvec_pushf(&j->env, "OMPI_MCA_coll_tuned_%s_algorithm=%d", coll, alg);
+	for (int k = 0; k < OMPI_NPARAMS; k++) {
+		char name[128], var[160];
+		const char *v;
+		long val;
+
+		snprintf(name, sizeof(name), "%s_algorithm_%s", coll, ompi_param_name(k));
+		snprintf(var, sizeof(var), "OMPI_MCA_coll_tuned_%s", name);
+		if ((v = spec_env(s, var)))
+			strvec_pushf(&j->env, "%s=%s", var, v);
+		else if (!ompi_info_int(oi, name, &val))
+			strvec_pushf(&j->env, "%s=%ld", var, val);
+	}
 }
 
-static int mkdir_p(const char *path)
+/* The algorithms of one collective: --algorithms, else all that ompi_info
+ * lists (ids and names are the installed Open MPI's). 0, or -1 after
+ * error(). */
+static int add_algorithms(const struct baseline_args *a, const struct spec *s, const char *coll,
+			  const struct ompi_info *oi, struct job **jobs, size_t *n)
 {
-	char *p = xstrdup(path);
-	int ret = 0;
+	int count = ompi_info_algorithms(oi, coll);
+	char *copy, *save = NULL, name[64];
 
-	for (char *s = p + 1;; s++) {
-		char c;
+	if (count <= 1)
+		return error("baseline: ompi_info lists no coll/tuned algorithm of %s", coll);
+	add_job(jobs, n, coll, 0, oi, s);
+	if (!a->algs) {
+		/* allgather's two_proc works on 2 ranks only. */
+		for (int alg = 1; alg < count; alg++)
+			if (!ompi_info_algorithm_name(oi, coll, alg, name, sizeof(name)) ||
+			    strcmp(name, "two_proc") || s->nodes.nr * s->ppn == 2)
+				add_job(jobs, n, coll, alg, oi, s);
+		return 0;
+	}
+	copy = xstrdup(a->algs);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		char err[128];
 
-		if (*s && *s != '/')
-			continue;
-		c = *s;
-		*s = '\0';
-		if (mkdir(p, 0777) && errno != EEXIST) {
-			ret = error("cannot create %s: %s", p, strerror(errno));
-			break;
+		if (parse_uint(t, 0, 64, &v, err, sizeof(err))) {
+			free(copy);
+			return error("baseline: --algorithms: %s", err);
 		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
-/* The kernel's mpi records as points ("assignment" none: no workers). */
-static int read_records(const char *path, struct store_point **out, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, err[256];
-	size_t cap = 0, alloc = 0;
-	ssize_t len;
-	struct store_point *v = NULL;
-
-	*out = NULL;
-	*n = 0;
-	if (!f)
-		return -1;
-	while ((len = getline(&line, &cap, f)) > 0) {
-		json_t *o;
-		char *fixed;
-
-		if (line[len - 1] != '\n')
-			break;	/* cut by a kill */
-		line[len - 1] = '\0';
-		o = json_loads(line, 0, NULL);
-		if (!o)
-			continue;
-		if (!json_object_get(o, "assignment"))
-			json_object_set_new(o, "assignment", json_string("none"));
-		fixed = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		json_decref(o);
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			v = xrealloc(v, alloc * sizeof(*v));
+		if ((int)v >= count) {
+			free(copy);
+			return error("baseline: --algorithms: %s is not an algorithm of %s in this "
+				     "Open MPI (0 to %d)", t, coll, count - 1);
 		}
-		if (!store_parse_record(fixed, &v[*n], err, sizeof(err)))
-			(*n)++;
-		free(fixed);
+		if (v)
+			add_job(jobs, n, coll, (int)v, oi, s);
 	}
-	free(line);
-	fclose(f);
-	*out = v;
+	free(copy);
 	return 0;
 }
 
-static char *now_iso(void)
+static void free_jobs(struct job *jobs, size_t n)
 {
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(buf);
+	for (size_t i = 0; i < n; i++)
+		strvec_clear(&jobs[i].env);
+	free(jobs);
 }
 
-struct job {
-	const char *coll;
-	int alg;		/* 0: Open MPI's own choice */
-};
-
-/* The launch command of one job. */
-static void build_cmd(const struct spec *s, enum launcher l, const struct job *j,
-		      const char *out, struct strvec *av, struct strvec *env)
+/* The launch of one job: the spec's host ranks, nothing else, built by
+ * launch/argv.c like every launch. A hydra spec names the MPICH build of
+ * the kernel (bin/mpich/sweetspot-kernel) as its host_bin, as its sweeps do. */
+static int build_cmd(const struct runner *r, const struct runner_job *rj, const char *dir,
+		     int check_files, struct launch_cmd *cmd)
 {
-	unsigned H = (unsigned)s->nodes.nr * s->ppn;
-	char sizes[1024] = "", var[96];
+	const struct spec *s = r->spec;
+	const struct job *j = rj->data;
+	struct launch_opts lo = LAUNCH_OPTS_INIT;
+	struct strvec env = STRVEC_INIT, prog = STRVEC_INIT;
+	char sizes[1024] = "";
+	int rc;
 
+	(void)dir;
+	(void)check_files;
 	for (size_t i = 0; i < s->nsizes; i++)
 		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%llu",
 			 i ? "," : "", (unsigned long long)s->sizes[i]);
-	snprintf(var, sizeof(var), "OMPI_MCA_coll_tuned_%s_algorithm", j->coll);
-	if (j->alg) {
-		strvec_push(env, "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
-		strvec_pushf(env, "%s=%d", var, j->alg);
-	}
+	/* The spec's environment first, the forcing last: it wins. */
 	for (size_t i = 0; i < s->env.nr; i++)
-		strvec_push(env, s->env.v[i]);
-	if (l == LAUNCHER_SRUN) {
-		strvec_pushv(av, (const char *const[]){ "srun", "--mpi=pmix", "--export=ALL", NULL });
-		strvec_pushf(av, "-N%zu", s->nodes.nr);
-		strvec_pushf(av, "-n%u", H);
-		strvec_pushf(av, "--ntasks-per-node=%u", s->ppn);
-	} else {
-		char *hosts = xstrdup("");
+		strvec_push(&env, s->env.v[i]);
+	for (size_t i = 0; i < j->env.nr; i++)
+		strvec_push(&env, j->env.v[i]);
+	lo.env = &env;
+	lo.time_limit_s = s->time_limit;
+	if (r->launcher == s->launcher && s->launcher_args.nr)
+		lo.extra = &s->launcher_args;
+	strvec_push(&prog, s->host_bin);
+	strvec_pushv(&prog, (const char *const[]){ "--mode", "mpi", "-c", j->coll, "-m", sizes,
+						   "-i", NULL });
+	strvec_pushf(&prog, "%u", s->iterations);
+	strvec_push(&prog, "-x");
+	strvec_pushf(&prog, "%u", s->warmup);
+	strvec_pushv(&prog, (const char *const[]){ "-o", RUNNER_POINTS_FILE, NULL });
+	rc = launch_argv_hosts(r->launcher, &lo, &s->nodes, s->ppn, &prog, cmd);
+	strvec_clear(&prog);
+	strvec_clear(&env);
+	return rc;
+}
 
-		strvec_push(av, "mpirun");
-		if (!geteuid())
-			strvec_push(av, "--allow-run-as-root");
-		for (size_t i = 0; i < s->launcher_args.nr; i++)
-			strvec_push(av, s->launcher_args.v[i]);
-		for (size_t i = 0; i < s->nodes.nr; i++) {
-			char *h = xasprintf("%s%s%s:%u", hosts, i ? "," : "", s->nodes.v[i], s->ppn);
+/* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
+static int parse_args(int argc, char **argv, struct baseline_args *a)
+{
+	struct cli c;
+	int o;
 
-			free(hosts);
-			hosts = h;
+	cli_begin(&c, &baseline_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0)
+		switch (o) {
+		case OPT_DB: a->db = c.arg; break;
+		case OPT_LAUNCHER: a->launcher = c.arg; break;
+		case OPT_ALGORITHMS: a->algs = c.arg; break;
+		case OPT_DRY_RUN: a->dry = 1; break;
 		}
-		strvec_pushv(av, (const char *const[]){ "--host", hosts, NULL });
-		strvec_pushf(av, "-np");
-		strvec_pushf(av, "%u", H);
-		if (j->alg)
-			strvec_pushv(av, (const char *const[]){ "-x", "OMPI_MCA_coll_tuned_use_dynamic_rules",
-								  "-x", var, NULL });
-		free(hosts);
+	if (o != CLI_END)
+		return o;
+	if (cli_operands(&c, 1, 1, "SPEC"))
+		return CLI_BAD;
+	a->path = c.operands[0];
+	return CLI_END;
+}
+
+/* Which launcher: as a sweep's, but mpirun where the spec says mpirun_rsh
+ * unless asked for by name, which is refused. */
+static int pick_launcher(const struct baseline_args *a, const struct spec *s, enum launcher *l)
+{
+	if (runner_pick_launcher(a->launcher, s, a->path, a->dry, l))
+		return -1;
+	if (*l == LAUNCHER_MPIRUN_RSH && !a->launcher)
+		*l = LAUNCHER_MPIRUN;
+	if (*l == LAUNCHER_MPIRUN_RSH)
+		return error("baseline: the MPI library's algorithms are measured with mpirun, srun "
+			     "or hydra, not mpirun_rsh");
+	return 0;
+}
+
+/* Whether name is in the comma list (NULL: every name is). */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return 1;
 	}
-	strvec_pushv(av, (const char *const[]){ s->host_bin, "--mode", "mpi", "-c", j->coll,
-						 "-m", sizes, NULL });
-	strvec_pushf(av, "-i");
-	strvec_pushf(av, "%u", s->iterations);
-	strvec_pushf(av, "-x");
-	strvec_pushf(av, "%u", s->warmup);
-	strvec_pushv(av, (const char *const[]){ "-o", out, NULL });
+	return !list;
+}
+
+/* MPICH's jobs of one collective: its own choice, then each algorithm the
+ * installed MPICH lists (or those --algorithms names). 0 or -1. */
+static int add_mpich(const struct baseline_args *a, const char *coll, struct job **jobs, size_t *n)
+{
+	struct strvec algs = STRVEC_INIT;
+	size_t before = *n;
+
+	if (mpich_algorithms(coll, &algs) < 0)
+		return -1;
+	*jobs = xrealloc(*jobs, (*n + algs.nr + 1) * sizeof(**jobs));
+	memset(&(*jobs)[*n], 0, sizeof(**jobs));
+	(*jobs)[*n].coll = coll;
+	snprintf((*jobs)[*n].id, sizeof((*jobs)[*n].id), "mpi-%s-default", coll);
+	(*n)++;
+	for (size_t i = 0; i < algs.nr; i++) {
+		struct job *j = &(*jobs)[*n];
+		char *e;
+
+		if (!listed(a->algs, algs.v[i]))
+			continue;
+		memset(j, 0, sizeof(*j));
+		j->coll = coll;
+		j->alg = (int)i + 1;
+		snprintf(j->id, sizeof(j->id), "mpi-%s-mpich-%s", coll, algs.v[i]);
+		e = mpich_force_env(coll, algs.v[i]);
+		strvec_push(&j->env, e);
+		free(e);
+		(*n)++;
+	}
+	(void)before;
+	strvec_clear(&algs);
+	return 0;
+}
+
+/* Every job of the spec's collectives that Open MPI's coll/tuned (or, with
+ * hydra, MPICH) has algorithms of (bcast, gather, allgather, reduce,
+ * allreduce). */
+static int make_jobs(const struct baseline_args *a, const struct spec *s, enum launcher l,
+		     struct job **jobs, size_t *n)
+{
+	struct ompi_info oi;
+	int ret = 0;
+
+	if (l == LAUNCHER_HYDRA) {
+		size_t forced = 0;
+
+		for (size_t c = 0; c < s->collectives.nr && !ret; c++)
+			if (export_coll_id(s->collectives.v[c]) >= 0)
+				ret = add_mpich(a, s->collectives.v[c], jobs, n);
+		for (size_t i = 0; i < *n; i++)
+			forced += (*jobs)[i].alg != 0;
+		if (!ret && a->algs && !forced)
+			ret = error("baseline: --algorithms %s names none of the installed MPICH's "
+				    "algorithms of %s's collectives (see mpivars)", a->algs, a->path);
+		return ret;
+	}
+	if (ompi_info_load(&oi))
+		return -1;
+	for (size_t c = 0; c < s->collectives.nr && !ret; c++)
+		if (export_coll_id(s->collectives.v[c]) >= 0)
+			ret = add_algorithms(a, s, s->collectives.v[c], &oi, jobs, n);
+	ompi_info_release(&oi);
+	if (!ret && !*n)
+		ret = error("baseline: %s lists no collective Open MPI's coll/tuned measures "
+			    "(bcast, gather, allgather, reduce, allreduce)", a->path);
+	return ret;
+}
+
+/* The engine's jobs, pointing into jobs (an array the caller frees). */
+static struct runner_job *runner_jobs(const struct spec *s, const struct job *jobs, size_t n)
+{
+	struct runner_job *rj = xcalloc(n, sizeof(*rj));
+
+	for (size_t i = 0; i < n; i++) {
+		rj[i].row = (struct store_layout){ jobs[i].id, (int)s->nodes.nr, (int)s->ppn, 0, 0,
+						   "host" };
+		rj[i].points = s->nsizes;
+		rj[i].env = &jobs[i].env;
+		rj[i].data = &jobs[i];
+	}
+	return rj;
+}
+
+/* The launches, from an open store: the exit status. */
+static int measure(const struct baseline_args *a, struct runner *r, struct store *st,
+		   const struct runner_job *rj, size_t n)
+{
+	const struct spec *s = r->spec;
+	long long launches = 0, failed = 0;
+	int rc;
+
+	if (runner_open(r, st, a->path, a->db, 0, (long long)(n * s->repetitions),
+			(long long)(n * s->repetitions * s->nsizes), (long)n, (long)s->repetitions))
+		return 1;
+	runner_signals_install(r);
+	rc = runner_sweep(r, rj, n, s->repetitions, 0);
+	runner_signals_restore(r);
+	if (rc < 0 || runner_finish(r, &launches, &failed, NULL, NULL))
+		return 1;
+	if (rc == 1) {
+		fprintf(stderr, "sweetspot: interrupted; baseline run %lld keeps %lld launches: "
+			"run the same command again to continue\n", r->run.id, launches);
+		return 130;
+	}
+	printf("baseline run %lld: %lld launches, %lld failed\n", r->run.id, launches, failed);
+	return failed ? 1 : 0;
 }
 
 int cmd_baseline(int argc, char **argv)
 {
+	struct baseline_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, 0 };
 	struct spec spec = SPEC_INIT;
+	struct runner r = RUNNER_INIT;
 	struct store *st = NULL;
-	struct store_run run = { 0 };
-	const char *path = NULL, *db = STORE_DEFAULT_PATH, *lname = NULL, *algs = NULL;
-	char *key = NULL, *root = NULL, *dbcopy = NULL, host[256] = "localhost";
-	char cwd[4096];
 	struct job *jobs = NULL;
-	size_t njobs = 0, failed = 0;
+	struct runner_job *rj = NULL;
+	size_t njobs = 0;
 	enum launcher l;
-	int dry = 0, status = EXIT_USAGE, i, got;
-	static const char *const colls[] = { "bcast", "gather", "allgather" };
+	int status = EXIT_USAGE;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			baseline_usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--dry-run")) {
-			dry = 1;
-		} else if (!strcmp(a, "--db") || !strcmp(a, "--launcher") || !strcmp(a, "--algorithms")) {
-			if (i + 1 >= argc) {
-				error("baseline: %s needs a value", a);
-				return EXIT_USAGE;
-			}
-			i++;
-			if (!strcmp(a, "--db"))
-				db = argv[i];
-			else if (!strcmp(a, "--launcher"))
-				lname = argv[i];
-			else
-				algs = argv[i];
-		} else if (a[0] == '-' && a[1]) {
-			error("baseline: unknown option '%s'", a);
-			baseline_usage(stderr);
-			return EXIT_USAGE;
-		} else if (path) {
-			error("baseline: one spec only ('%s' and '%s')", path, a);
-			return EXIT_USAGE;
-		} else {
-			path = a;
-		}
-	}
-	if (!path) {
-		baseline_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (spec_load(path, &spec))
+	status = parse_args(argc, argv, &a);
+	if (status != CLI_END)
+		return cli_status(status);
+	status = EXIT_USAGE;
+	if (spec_load(a.path, &spec) || pick_launcher(&a, &spec, &l) ||
+	    make_jobs(&a, &spec, l, &jobs, &njobs))
 		goto out;
-	if (lname) {
-		if (launcher_parse(lname, &l))
-			goto out;
-	} else if (getenv("SLURM_JOB_ID")) {
-		l = LAUNCHER_SRUN;
-	} else {
-		l = spec.launcher == LAUNCHER_SRUN ? LAUNCHER_SRUN : LAUNCHER_MPIRUN;
-	}
-	if (l == LAUNCHER_MPIRUN_RSH) {
-		error("baseline: Open MPI's algorithms are measured with mpirun or srun, not mpirun_rsh");
+	runner_init(&r, &spec, l);
+	r.label = "baseline";
+	r.build = build_cmd;
+	r.progress_out = stderr;
+	rj = runner_jobs(&spec, jobs, njobs);
+	if (a.dry) {
+		status = runner_dry_run(&r, a.path, a.db, rj, njobs, stdout) ? 1 : 0;
 		goto out;
 	}
-	/* Absolute: launches start in their own folder, and the -o path given
-	 * to the kernel must name the same file there. */
-	if (*db == '/' || !getcwd(cwd, sizeof(cwd)))
-		dbcopy = xstrdup(db);
-	else
-		dbcopy = xasprintf("%s/%s", cwd, db);
-	root = xasprintf("%s/runs", dirname(dbcopy));
-	if (!dry && mkdir_p(root))
+	if (store_open(a.db, STORE_CREATE, &st))
 		goto out;
-	/* The jobs: Open MPI's own choice, then each algorithm forced. */
-	jobs = xcalloc(3 * 65 + 1, sizeof(*jobs));
-	for (size_t c = 0; c < spec.collectives.nr; c++) {
-		const char *coll = NULL;
-
-		for (int k = 0; k < 3; k++)
-			if (!strcmp(spec.collectives.v[c], colls[k]))
-				coll = colls[k];
-		if (!coll)
-			continue;
-		jobs[njobs++] = (struct job){ coll, 0 };
-		if (algs) {
-			char *copy = xstrdup(algs), *save = NULL;
-
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				uint64_t v;
-				char err[128];
-
-				if (parse_uint(t, 0, 64, &v, err, sizeof(err))) {
-					error("baseline: --algorithms: %s", err);
-					free(copy);
-					goto out;
-				}
-				if (v)
-					jobs[njobs++] = (struct job){ coll, (int)v };
-			}
-			free(copy);
-		} else {
-			int n = algorithm_count(coll, dry ? "/tmp" : root);
-
-			if (n <= 1) {
-				error("baseline: ompi_info lists no coll/tuned algorithm of %s", coll);
-				goto out;
-			}
-			/* allgather's two_proc works on 2 ranks only. */
-			for (int a = 1; a < n && a <= 64; a++)
-				if (strcmp(coll, "allgather") || a != 6 || spec.nodes.nr * spec.ppn == 2)
-					jobs[njobs++] = (struct job){ coll, a };
-		}
-	}
-	if (!njobs) {
-		error("baseline: %s lists no collective the mpi mode measures (bcast, gather, allgather)", path);
-		goto out;
-	}
-	{
-		char *abs = spec_run_key(path);
-
-		key = xasprintf("%s:baseline", abs);
-		free(abs);
-	}
-	if (!dry) {
-		if (store_open(db, STORE_CREATE, &st))
-			goto out;
-		got = store_latest_run(st, key, &run);
-		if (got < 0)
-			goto out;
-		if (!got || (run.spec_hash && strcmp(run.spec_hash, spec.hash))) {
-			store_run_release(&run);
-			memset(&run, 0, sizeof(run));
-			gethostname(host, sizeof(host) - 1);
-			run.spec_path = key;
-			run.spec_hash = spec.hash;
-			run.host = host;
-			run.launcher = (char *)launcher_name(l);
-			run.sweetspot_version = SWEETSPOT_VERSION;
-			run.planned_launches = (long long)(njobs * spec.repetitions);
-			run.planned_points = (long long)(njobs * spec.repetitions * spec.nsizes);
-			if (store_run_begin(st, &run))
-				goto out;
-			/* These point at our strings: copies that the release can free
-			 * (started and status are the store's own already). */
-			run.spec_path = xstrdup(key);
-			run.spec_hash = xstrdup(spec.hash);
-			run.host = xstrdup(host);
-			run.launcher = xstrdup(launcher_name(l));
-			run.sweetspot_version = xstrdup(SWEETSPOT_VERSION);
-		}
-	}
-	status = 1;
-	for (size_t k = 0; k < njobs; k++)
-		for (unsigned rep = 1; rep <= spec.repetitions; rep++) {
-			struct strvec av = STRVEC_INIT, env = STRVEC_INIT;
-			struct launch_child c = { 0 };
-			struct launch_result r;
-			struct store_launch sl = { 0 };
-			struct store_point *pts = NULL;
-			size_t np = 0;
-			char id[64], *dir, *out, *log, *line, *start;
-			int done;
-
-			if (jobs[k].alg)
-				snprintf(id, sizeof(id), "mpi-%s-alg%d", jobs[k].coll, jobs[k].alg);
-			else
-				snprintf(id, sizeof(id), "mpi-%s-default", jobs[k].coll);
-			dir = xasprintf("%s/%lld/%s-r%u", root, run.id, id, rep);
-			out = xasprintf("%s/points.jsonl", dir);
-			log = xasprintf("%s/log", dir);
-			build_cmd(&spec, l, &jobs[k], out, &av, &env);
-			c.argv = &av;
-			c.env = &env;
-			c.log = log;
-			c.dir = dir;
-			c.timeout_s = spec.time_limit;
-			if (dry) {
-				line = launch_child_line(&c);
-				printf("%s\n", line);
-				free(line);
-				goto next;
-			}
-			done = store_launch_done(st, run.id, id, (int)rep, 0);
-			if (done < 0)
-				goto fail;
-			if (done)
-				goto next;
-			if (mkdir_p(dir))
-				goto fail;
-			unlink(out);
-			start = now_iso();
-			launch_spawn(&c, &r);
-			if (!r.status)
-				read_records(out, &pts, &np);
-			sl.run = run.id;
-			sl.layout = (struct store_layout){ id, (int)spec.nodes.nr, (int)spec.ppn, 0, 0, "host" };
-			sl.repetition = (int)rep;
-			sl.argv = line = strvec_join_quoted(&av);
-			sl.exit_status = r.status;
-			sl.timed_out = r.timed_out;
-			sl.reason = r.status ? r.reason : (np ? NULL : "the kernel wrote no records");
-			sl.log_path = log;
-			sl.wall_s = r.wall_s;
-			sl.started = start;
-			sl.finished = start;
-			sl.ok = !r.status && np > 0;
-			failed += !sl.ok;
-			fprintf(stderr, "[%zu/%zu] %s r%u: %s\n", k * spec.repetitions + rep,
-				njobs * spec.repetitions, id, rep, sl.ok ? "ok" : sl.reason);
-			if (store_launch_record(st, &sl, pts, np)) {
-				free(line);
-				free(start);
-				if (pts)
-					store_points_free(pts, np);
-				goto fail;
-			}
-			free(line);
-			free(start);
-			if (pts)
-				store_points_free(pts, np);
-next:
-			free(dir);
-			free(out);
-			free(log);
-			strvec_clear(&av);
-			strvec_clear(&env);
-			continue;
-fail:
-			free(dir);
-			free(out);
-			free(log);
-			strvec_clear(&av);
-			strvec_clear(&env);
-			goto out;
-		}
-	if (!dry) {
-		if (store_run_end(st, run.id, failed ? "failed" : "done"))
-			goto out;
-		printf("baseline run %lld: %zu launches, %zu failed\n", run.id, njobs * spec.repetitions, failed);
-	}
-	status = failed ? 1 : 0;
+	status = measure(&a, &r, st, rj, njobs);
 out:
-	free(jobs);
-	free(key);
-	free(root);
-	free(dbcopy);
-	store_run_release(&run);
+	free(rj);
+	free_jobs(jobs, njobs);
+	runner_release(&r);
 	store_close(st);
 	spec_release(&spec);
 	return status;

@@ -4,7 +4,10 @@
  * that an MPI runtime, a launcher or sweetspot reads. Nothing partial is
  * ever left: each file is written beside its target and renamed.
  */
+#include "cli.h"
+#include "colls.h"
 #include "cmds.h"
+#include "files.h"
 #include "error.h"
 #include "export.h"
 #include "generate.h"
@@ -23,39 +26,170 @@
 #include <string.h>
 #include <unistd.h>
 
-static void export_usage(FILE *f)
+enum {
+	OPT_FORMAT, OPT_OUTPUT, OPT_DB, OPT_PROFILE, OPT_RECORDS, OPT_RUN, OPT_OMPI_VERSION,
+	OPT_RULES, OPT_COLLECTIVE, OPT_HOST_BIN, OPT_WORKER_BIN, OPT_FORCE, NOPTS
+};
+
+static const struct cli_option export_options[NOPTS + 1] = {
+	[OPT_FORMAT] = { "format", 0, "FORMAT", "what to write (above); a comma list writes each\n"
+			 "(the first to -o FILE, the others to FILE.FORMAT)" },
+	[OPT_OUTPUT] = { "output", 'o', "PATH", "the file (folder for mpmd); default standard output" },
+	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_PROFILE] = { "profile", 0, "FILE", "read the decisions from a profile instead" },
+	[OPT_RECORDS] = { "records", 0, "FILE", "or from the kernel's JSON lines (e.g. --mode mpi\n"
+			  "launches, one Open MPI algorithm forced in each)" },
+	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },
+	[OPT_OMPI_VERSION] = { "ompi-version", 0, "X.Y.Z", "write ompi-rules for that Open MPI (default: ask\n"
+			       "ompi_info)" },
+	[OPT_RULES] = { "rules", 0, "PATH", "the rules file env and mca-params point to (default:\n"
+			"the ompi-rules written in the same call, else\n"
+			"ompi-rules.conf beside the output, which must exist)" },
+	[OPT_COLLECTIVE] = { "collective", 0, "C", "mpmd: the layout recommended for C (default: the\n"
+			     "layout best for the most sizes)" },
+	[OPT_HOST_BIN] = { "host-bin", 0, "P", "mpmd: your host binary instead of the spec's" },
+	[OPT_WORKER_BIN] = { "worker-bin", 0, "P", "mpmd: your worker binary instead of the spec's" },
+	[OPT_FORCE] = { "force", 0, NULL, "replace the output if it is a regular file (never a\n"
+			"symlink, folder or device)" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command export_cli = {
+	"export", "--format FORMAT [-o PATH]\n"
+	"[--db FILE | --profile FILE | --records FILE]\n"
+	"[--run ID] [--ompi-version X.Y.Z] [--rules PATH]\n"
+	"[--collective C] [--host-bin P] [--worker-bin P] [SPEC]",
+	"Writes the decisions measured in a run (the latest one of SPEC when given,\n"
+	"else the latest) as a file for an MPI runtime, a launcher or sweetspot:\n\n"
+	"  ompi-rules  Open MPI coll/tuned rules: the fastest algorithm per message\n"
+	"              size (from the kernel's --mode mpi launches), in the format the\n"
+	"              installed Open MPI reads (--ompi-version to choose)\n"
+	"  ompi-json   the JSON rules of Open MPI >= 6 (rule_file_version 3)\n"
+	"  ucc         UCC_TL_UCP_TUNE for the same choices\n"
+	"  env         shell variables: the best layout of each collective, and the\n"
+	"              Open MPI and UCC settings\n"
+	"  mca-params  an mca-params.conf fragment loading the rules\n"
+	"  mpmd        -o DIR: hostfiles and MPMD files for mpirun, mpirun_rsh and srun\n"
+	"              at the recommended layout (needs SPEC)\n"
+	"  profile     sweetspot's own profile of the decisions (read back with\n"
+	"              --profile)\n\n"
+	"--format ompi-rules,mca-params -o FILE writes the rules to FILE and the\n"
+	"settings that load them to FILE.mca-params (env: FILE.env), in one call.",
+	export_options,
+	"Exit status: 0 written, 1 could not write, 2 bad usage or input (nothing written).",
+};
+
+struct export_args {
+	const char *fmt, *out, *db, *profile, *records, *spec;
+	const char *ver, *rules, *coll, *host_bin, *worker_bin;
+	long long run;
+	int force;
+};
+
+/* The option's slot in a, for those that only keep their value. */
+static const char **arg_slot(struct export_args *a, int o)
 {
-	fputs("usage: sweetspot export --format FORMAT [-o PATH]\n"
-	      "                        [--db FILE | --profile FILE | --records FILE]\n"
-	      "                        [--run ID] [--ompi-version X.Y.Z] [--rules PATH]\n"
-	      "                        [--collective C] [--host-bin P] [--worker-bin P] [SPEC]\n\n"
-	      "Writes the decisions measured in a run (the latest one of SPEC when given,\n"
-	      "else the latest) as a file for an MPI runtime, a launcher or sweetspot:\n\n"
-	      "  ompi-rules  Open MPI coll/tuned rules: the fastest algorithm per message\n"
-	      "              size (from the kernel's --mode mpi launches), in the format the\n"
-	      "              installed Open MPI reads (--ompi-version to choose)\n"
-	      "  ompi-json   the JSON rules of Open MPI >= 6 (rule_file_version 3)\n"
-	      "  ucc         UCC_TL_UCP_TUNE for the same choices\n"
-	      "  env         shell variables: the best layout of each collective, and the\n"
-	      "              Open MPI and UCC settings\n"
-	      "  mca-params  an mca-params.conf fragment loading the rules\n"
-	      "  mpmd        -o DIR: hostfiles and MPMD files for mpirun, mpirun_rsh and srun\n"
-	      "              at the recommended layout (needs SPEC)\n"
-	      "  profile     sweetspot's own profile of the decisions (read back with\n"
-	      "              --profile)\n\n"
-	      "  -o PATH           the file (folder for mpmd); default standard output\n"
-	      "  --db FILE         results database (default " STORE_DEFAULT_PATH ")\n"
-	      "  --profile FILE    read the decisions from a profile instead\n"
-	      "  --records FILE    or from the kernel's JSON lines (e.g. --mode mpi launches,\n"
-	      "                    one Open MPI algorithm forced in each)\n"
-	      "  --run ID          a run other than the latest\n"
-	      "  --ompi-version V  write ompi-rules for Open MPI V (default: ask ompi_info)\n"
-	      "  --rules PATH      the rules file env and mca-params point to (default\n"
-	      "                    ompi-rules.conf beside the output)\n"
-	      "  --collective C    mpmd: the layout recommended for C (default: the layout\n"
-	      "                    best for the most sizes)\n"
-	      "  --host-bin P, --worker-bin P   mpmd: your binaries instead of the spec's\n\n"
-	      "Exit status: 0 written, 1 could not write, 2 bad usage or input (nothing written).\n", f);
+	switch (o) {
+	case OPT_FORMAT: return &a->fmt;
+	case OPT_OUTPUT: return &a->out;
+	case OPT_DB: return &a->db;
+	case OPT_PROFILE: return &a->profile;
+	case OPT_RECORDS: return &a->records;
+	case OPT_OMPI_VERSION: return &a->ver;
+	case OPT_RULES: return &a->rules;
+	case OPT_COLLECTIVE: return &a->coll;
+	case OPT_HOST_BIN: return &a->host_bin;
+	case OPT_WORKER_BIN: return &a->worker_bin;
+	}
+	return NULL;
+}
+
+#define MAX_FORMATS 8
+
+/* The comma list of formats. 0, or -1 after a report. */
+static int parse_formats(const char *s, enum export_format *f, size_t *n)
+{
+	char *copy = xstrdup(s), *save = NULL;
+	int ret = 0;
+
+	*n = 0;
+	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_FORMATS || export_parse_format(t, &f[*n])) {
+			ret = *n == MAX_FORMATS ? error("--format: at most %d formats", MAX_FORMATS) : -1;
+			break;
+		}
+		for (size_t i = 0; i < *n; i++)
+			if (f[i] == f[*n])
+				ret = error("--format: '%s' twice", t);
+		(*n)++;
+	}
+	if (!ret && !*n)
+		ret = error("--format: no format in '%s'", s);
+	free(copy);
+	return ret;
+}
+
+/* Checks that need no file: CLI_END, or CLI_BAD after a report. */
+static int check_args(const struct export_args *a, struct export_opts *eo, enum export_format *fmt,
+		      size_t *nfmt)
+{
+	if (!a->fmt) {
+		cli_usage_error(&export_cli, "--format is required");
+		return CLI_BAD;
+	}
+	if (parse_formats(a->fmt, fmt, nfmt))
+		return CLI_BAD;
+	for (size_t i = 0; *nfmt > 1 && i < *nfmt; i++)
+		if (export_format_is_folder(fmt[i])) {
+			cli_usage_error(&export_cli, "--format: %s writes a folder: give it alone",
+					export_format_name(fmt[i]));
+			return CLI_BAD;
+		}
+	if (*nfmt > 1 && !a->out) {
+		cli_usage_error(&export_cli, "--format with several formats needs -o FILE");
+		return CLI_BAD;
+	}
+	if (!!a->db + !!a->profile + !!a->records > 1) {
+		cli_usage_error(&export_cli, "--db, --profile and --records exclude each other");
+		return CLI_BAD;
+	}
+	if (a->ver && ompi_version_parse(a->ver, &eo->ompi)) {
+		cli_usage_error(&export_cli, "--ompi-version: '%s' is not a version such as 4.1.4",
+				a->ver);
+		return CLI_BAD;
+	}
+	if (a->coll && !colls_find(a->coll)) {
+		cli_usage_error(&export_cli, "--collective: unknown collective '%s' (%s)", a->coll,
+				colls_names_list());
+		return CLI_BAD;
+	}
+	return CLI_END;
+}
+
+/* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
+static int export_args(int argc, char **argv, struct export_args *a)
+{
+	struct cli c;
+	uint64_t v;
+	int o;
+
+	cli_begin(&c, &export_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0) {
+		if (o == OPT_FORCE)
+			a->force = 1;
+		else if (o != OPT_RUN)
+			*arg_slot(a, o) = c.arg;
+		else if (cli_uint(&c, 1, 1ull << 62, &v))
+			return CLI_BAD;
+		else
+			a->run = (long long)v;
+	}
+	if (o != CLI_END)
+		return o;
+	if (cli_operands(&c, 0, 1, "SPEC"))
+		return CLI_BAD;
+	a->spec = c.noperands ? c.operands[0] : NULL;
+	return CLI_END;
 }
 
 struct exp_ctx {
@@ -68,23 +202,7 @@ static int write_one(void *ctx, FILE *f)
 {
 	struct exp_ctx *x = ctx;
 
-	switch (x->fmt) {
-	case EXPORT_OMPI_RULES:
-		return export_ompi_rules(x->d, &x->o, f);
-	case EXPORT_OMPI_JSON:
-		return export_ompi_json(x->d, f);
-	case EXPORT_UCC:
-		return export_ucc(x->d, f);
-	case EXPORT_ENV:
-		return export_env(x->d, &x->o, f);
-	case EXPORT_MCA_PARAMS:
-		return export_mca_params(x->d, &x->o, f);
-	case EXPORT_PROFILE:
-		return export_profile(x->d, f);
-	case EXPORT_MPMD:
-		break;
-	}
-	return error("internal: format has no single-file writer");
+	return export_write(x->fmt, x->d, &x->o, f);
 }
 
 /* p made absolute through its folder (which must exist). The caller frees it. */
@@ -101,208 +219,174 @@ static char *abs_path(const char *p)
 	return out;
 }
 
-/* The recommended layout id: of collective c's widest band, or of the band
- * covering the most sizes of any collective (ties: higher OE). */
-static const struct offload_choice *recommended(const struct decisions *d, const char *c)
-{
-	struct band *b;
-	size_t nb = decisions_bands(d, c, &b);
-	const struct offload_choice *best = NULL;
-	size_t most = 0;
-
-	for (size_t i = 0; i < nb; i++)
-		if (b[i].nsizes > most || (b[i].nsizes == most && best && b[i].best->oe > best->oe)) {
-			most = b[i].nsizes;
-			best = b[i].best;
-		}
-	free(b);
-	return best;
-}
-
+/* mpmd: bad input (exit 2) is found before anything is written. */
 static int export_mpmd(const struct decisions *d, const char *spec_path, const char *dir,
 		       const char *coll, const char *host_bin, const char *worker_bin)
 {
-	struct spec spec = SPEC_INIT;
-	struct plan plan = PLAN_INIT;
-	const struct offload_choice *c;
-	const struct layout *l;
-	char *save_host = NULL, *save_dpu = NULL;
+	struct export_mpmd_opts o = { .spec_path = spec_path, .collective = coll,
+				 .host_bin = host_bin, .worker_bin = worker_bin };
+	struct export_mpmd m = EXPORT_MPMD_INIT;
+	char *line;
 	int ret = EXIT_USAGE;
 
-	if (!spec_path) {
-		error("export: mpmd needs the SPEC (its hosts and binaries)");
-		return EXIT_USAGE;
-	}
 	if (!dir) {
 		error("export: mpmd writes a folder: give -o DIR");
 		return EXIT_USAGE;
 	}
-	if (coll && !decisions_has_offload(d, coll)) {
-		error("export: %s has no offloaded measurement of %s", d->source, coll);
-		return EXIT_USAGE;
-	}
-	c = recommended(d, coll);
-	if (!c) {
-		error("export: %s has no offloaded measurement to recommend a layout from", d->source);
-		return EXIT_USAGE;
-	}
-	if (spec_load(spec_path, &spec) || plan_build(&spec, &plan))
+	if (export_mpmd_prepare(d, &o, &m))
 		goto out;
-	l = plan_find(&plan, c->layout);
-	if (!l) {
-		error("export: the recommended layout %s is not in the plan of %s", c->layout, spec_path);
+	ret = export_mpmd_write(&m, dir) ? 1 : 0;
+	if (ret)
 		goto out;
-	}
-	/* The user's own binaries take the kernel's places in the files. */
-	save_host = spec.host_bin;
-	save_dpu = spec.dpu_bin;
-	if (host_bin)
-		spec.host_bin = (char *)host_bin;
-	if (worker_bin && l->placement == PLACEMENT_DPU)
-		spec.dpu_bin = (char *)worker_bin;
-	else if (worker_bin && strcmp(worker_bin, spec.host_bin)) {
-		error("export: onload workers run the host binary; --worker-bin must equal it");
-		goto restore;
-	}
-	ret = generate_layout(&spec, l, dir) ? 1 : 0;
-	if (!ret)
-		fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)\n",
-			dir, l->id, c->collective, c->algorithm, c->assignment, c->oe);
-restore:
-	spec.host_bin = save_host;
-	spec.dpu_bin = save_dpu;
+	fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)\n", dir,
+		m.layout->id, m.choice->collective, m.choice->algorithm, m.choice->assignment,
+		m.choice->oe);
+	line = export_mpmd_command(&m, dir);
+	if (line)
+		fprintf(stderr, "sweetspot: launch it with (more in %s/commands):\n  %s\n", dir, line);
+	free(line);
 out:
-	plan_release(&plan);
-	spec_release(&spec);
+	export_mpmd_release(&m);
 	return ret;
+}
+
+/* The absolute path of the rules file env and mca-params name: --rules
+ * (which may be written later), or ompi-rules.conf in the output's folder,
+ * which must exist: Open MPI given a missing rules file silently runs its
+ * own choices. The caller frees it; NULL after error(). */
+static char *rules_path(const char *rules, const char *out)
+{
+	char *o, *rel, *abs;
+
+	if (rules)
+		return abs_path(rules);
+	o = xstrdup(out ? out : "./x");
+	rel = xasprintf("%s/ompi-rules.conf", dirname(o));
+	abs = abs_path(rel);
+	if (abs && access(abs, R_OK)) {
+		error("export: the rules file %s does not exist (Open MPI would silently ignore "
+		      "it): write it first (--format ompi-rules -o %s), write both in one call "
+		      "(--format ompi-rules,mca-params -o RULES), or name one with --rules", abs, rel);
+		free(abs);
+		abs = NULL;
+	}
+	free(o);
+	free(rel);
+	return abs;
+}
+
+/* Writes every format to its path (stdout for a lone format without -o):
+ * all are checked first, so that bad input is exit 2 and leaves nothing.
+ * Returns the exit status. */
+static int write_outputs(struct exp_ctx *x, size_t n, char **paths, int force)
+{
+	FILE *null = fopen("/dev/null", "w");
+	int bad = 0;
+
+	for (size_t i = 0; null && i < n && !bad; i++)
+		bad = write_one(&x[i], null);
+	if (null)
+		fclose(null);
+	if (bad)
+		return EXIT_USAGE;
+	if (!paths[0])
+		return write_one(&x[0], stdout) ? EXIT_USAGE : 0;
+	/* Every target is checked before any is written: a refusal leaves nothing. */
+	for (size_t i = 0; i < n; i++)
+		if (files_output_check(paths[i], force))
+			return EXIT_USAGE;
+	for (size_t i = 0; i < n; i++) {
+		if (files_write_atomic(paths[i], write_one, &x[i]))
+			return 1;
+		if (n > 1)
+			fprintf(stderr, "sweetspot: wrote %s (%s)\n", paths[i],
+				export_format_name(x[i].fmt));
+	}
+	return 0;
+}
+
+static int load_decisions(const struct export_args *a, struct decisions *d)
+{
+	if (a->profile)
+		return profile_load(a->profile, d);
+	if (a->records)
+		return decisions_from_records(a->records, d);
+	return decisions_from_db(a->db ? a->db : STORE_DEFAULT_PATH, a->run, a->spec, d);
+}
+
+/* The options every format shares: the Open MPI version (ompi-rules),
+ * the algorithms' parameters, the rules file env and mca-params name. 0,
+ * or -1 after error(). */
+static int shared_opts(const struct export_args *a, const struct decisions *d,
+		       const enum export_format *f, size_t n, char **paths,
+		       struct ompi_params *params, char **rules_abs, struct export_opts *o)
+{
+	int want_ver = 0, want_rules = 0;
+	size_t rules_at = n;
+
+	for (size_t i = 0; i < n; i++) {
+		want_ver |= f[i] == EXPORT_OMPI_RULES;
+		want_rules |= f[i] == EXPORT_ENV || f[i] == EXPORT_MCA_PARAMS;
+		if (f[i] == EXPORT_OMPI_RULES)
+			rules_at = i;
+	}
+	if (want_ver && !a->ver && ompi_version_detect(&o->ompi))
+		return -1;
+	if (ompi_params_load(d, a->profile || a->records ? NULL : (a->db ? a->db : STORE_DEFAULT_PATH),
+			     a->run, a->spec, params))
+		return -1;
+	o->params = params;
+	if (!want_rules || !decisions_has_mpi(d, NULL))
+		return 0;
+	if (rules_at < n) {
+		/* The rules written now, beside: they will exist. */
+		*rules_abs = abs_path(paths[rules_at]);
+		o->rules_given = 1;
+	} else {
+		*rules_abs = rules_path(a->rules, a->out);
+		o->rules_given = !!a->rules;
+	}
+	o->rules_path = *rules_abs;
+	return *rules_abs ? 0 : -1;
 }
 
 int cmd_export(int argc, char **argv)
 {
+	struct export_args a = { 0 };
 	struct decisions d = DECISIONS_INIT;
-	struct exp_ctx x = { 0 };
-	const char *fmt = NULL, *out = NULL, *db = NULL, *profile = NULL, *spec = NULL, *records = NULL;
-	const char *ver = NULL, *rules = NULL, *coll = NULL, *host_bin = NULL, *worker_bin = NULL;
-	long long run = 0;
-	char *rules_abs = NULL, err[128];
-	uint64_t v;
-	int status = EXIT_USAGE, i;
+	struct ompi_params params = { 0 };
+	struct exp_ctx x[MAX_FORMATS];
+	struct export_opts o = { 0 };
+	enum export_format f[MAX_FORMATS];
+	char *rules_abs = NULL, *paths[MAX_FORMATS] = { 0 };
+	size_t n = 0;
+	int status = EXIT_USAGE, r;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = NULL;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			export_usage(stdout);
-			return 0;
-		}
-		if (!strcmp(a, "--format"))
-			slot = &fmt;
-		else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-			slot = &out;
-		else if (!strcmp(a, "--db"))
-			slot = &db;
-		else if (!strcmp(a, "--profile"))
-			slot = &profile;
-		else if (!strcmp(a, "--records"))
-			slot = &records;
-		else if (!strcmp(a, "--ompi-version"))
-			slot = &ver;
-		else if (!strcmp(a, "--rules"))
-			slot = &rules;
-		else if (!strcmp(a, "--collective"))
-			slot = &coll;
-		else if (!strcmp(a, "--host-bin"))
-			slot = &host_bin;
-		else if (!strcmp(a, "--worker-bin"))
-			slot = &worker_bin;
-		else if (!strcmp(a, "--run")) {
-			if (i + 1 >= argc || parse_uint(argv[i + 1], 1, 1ull << 62, &v, err, sizeof(err))) {
-				error("export: --run needs a run id%s%s", i + 1 < argc ? ": " : "",
-				      i + 1 < argc ? err : "");
-				return EXIT_USAGE;
-			}
-			run = (long long)v;
-			i++;
-			continue;
-		} else if (a[0] == '-' && a[1]) {
-			error("export: unknown option '%s'", a);
-			export_usage(stderr);
-			return EXIT_USAGE;
-		} else if (spec) {
-			error("export: one spec only ('%s' and '%s')", spec, a);
-			return EXIT_USAGE;
-		} else {
-			spec = a;
-			continue;
-		}
-		if (i + 1 >= argc) {
-			error("export: %s needs a value", a);
-			return EXIT_USAGE;
-		}
-		*slot = argv[++i];
-	}
-	if (!fmt) {
-		error("export: --format is required");
-		export_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (export_parse_format(fmt, &x.fmt))
-		return EXIT_USAGE;
-	if (!!db + !!profile + !!records > 1) {
-		error("export: --db, --profile and --records exclude each other");
-		return EXIT_USAGE;
-	}
-	if (ver && ompi_version_parse(ver, &x.o.ompi)) {
-		error("export: --ompi-version: '%s' is not a version such as 4.1.4", ver);
-		return EXIT_USAGE;
-	}
-	if (coll && strcmp(coll, "bcast") && strcmp(coll, "gather") && strcmp(coll, "allgather")) {
-		error("export: --collective: unknown collective '%s' (bcast, gather, allgather)", coll);
-		return EXIT_USAGE;
-	}
-	if (profile ? profile_load(profile, &d) : records ? decisions_from_records(records, &d)
-		    : decisions_from_db(db ? db : STORE_DEFAULT_PATH, run, spec, &d))
+	r = export_args(argc, argv, &a);
+	if (r == CLI_END)
+		r = check_args(&a, &o, f, &n);
+	if (r != CLI_END)
+		return cli_status(r);
+	if (load_decisions(&a, &d))
 		goto out;
-	if (x.fmt == EXPORT_MPMD) {
-		status = export_mpmd(&d, spec ? spec : d.spec_path, out, coll, host_bin, worker_bin);
+	if (f[0] == EXPORT_MPMD) {
+		status = export_mpmd(&d, a.spec ? a.spec : d.spec_path, a.out, a.coll, a.host_bin,
+				     a.worker_bin);
 		goto out;
 	}
-	if (x.fmt == EXPORT_OMPI_RULES && !ver && ompi_version_detect(&x.o.ompi))
+	for (size_t i = 0; i < n; i++)
+		paths[i] = !a.out ? NULL : i ? xasprintf("%s.%s", a.out, export_format_name(f[i])) :
+			   xstrdup(a.out);
+	if (shared_opts(&a, &d, f, n, paths, &params, &rules_abs, &o))
 		goto out;
-	if (x.fmt == EXPORT_ENV || x.fmt == EXPORT_MCA_PARAMS) {
-		/* Default: ompi-rules.conf in the output's folder. */
-		if (rules) {
-			rules_abs = abs_path(rules);
-		} else {
-			char *o = xstrdup(out ? out : "./x");
-
-			rules_abs = xasprintf("%s/ompi-rules.conf", dirname(o));
-			free(o);
-			o = rules_abs;
-			rules_abs = abs_path(o);
-			free(o);
-		}
-		if (!rules_abs)
-			goto out;
-		x.o.rules_path = rules_abs;
-	}
-	x.d = &d;
-	if (out) {
-		/* Check first, so that bad input is exit 2 and leaves nothing. */
-		FILE *null = fopen("/dev/null", "w");
-		int bad = null ? write_one(&x, null) : 0;
-
-		if (null)
-			fclose(null);
-		if (bad)
-			goto out;
-		status = export_write_atomic(out, write_one, &x) ? 1 : 0;
-	} else {
-		status = write_one(&x, stdout) ? EXIT_USAGE : 0;
-	}
+	for (size_t i = 0; i < n; i++)
+		x[i] = (struct exp_ctx){ f[i], &d, o };
+	status = write_outputs(x, n, paths, a.force);
 out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
 	free(rules_abs);
+	ompi_params_release(&params);
 	decisions_release(&d);
 	return status;
 }

@@ -3,6 +3,7 @@
  * its layouts in the plan's order with their point counts, and the totals
  * a finished run can be checked against ("points", "launches").
  */
+#include "cli.h"
 #include "cmds.h"
 #include "error.h"
 #include "hostlist.h"
@@ -15,16 +16,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void plan_usage(FILE *f)
+enum { OPT_JSON, NOPTS };
+
+static const struct cli_option plan_options[NOPTS + 1] = {
+	[OPT_JSON] = { "json", 0, NULL, "one JSON object: spec, hash, system, repetitions, layouts[]\n"
+		       "(each with point_list[]: the point's axes and the cost of its\n"
+		       "schedule), points, launches, measurements, skipped" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command plan_cli = {
+	"plan", "SPEC [--json]",
+	"Reads the sweep spec SPEC and prints the layouts it expands to, in the\n"
+	"order they are measured, with the points each launch measures and the\n"
+	"totals. A layout id reads n<nodes>-ppn<PPN>-w<workers>-wpn<WPN>-<placement>.",
+	plan_options,
+	"Exit status: 0 success, 2 bad usage or a bad spec (file:line: message).",
+};
+
+/* What print_json's callback needs: the layout, its array, and the last
+ * cost worked out (dtype and op do not change what moves where, so points
+ * that differ only in them share it). */
+struct point_json {
+	const struct layout *l;
+	json_t *arr;
+	struct plan_point last;
+	struct plan_cost cost;
+	int have, ok;
+};
+
+static int same_schedule(const struct plan_point *a, const struct plan_point *b)
 {
-	fputs("usage: sweetspot plan SPEC [--json]\n\n"
-	      "Reads the sweep spec SPEC and prints the layouts it expands to, in the\n"
-	      "order they are measured, with the points each launch measures and the\n"
-	      "totals. A layout id reads n<nodes>-ppn<PPN>-w<workers>-wpn<WPN>-<placement>.\n\n"
-	      "  --json   one JSON object: spec, hash, system, repetitions, layouts[],\n"
-	      "           points, launches, measurements, skipped\n"
-	      "  --help   this text\n\n"
-	      "Exit status: 0 success, 2 bad usage or a bad spec (file:line: message).\n", f);
+	return !strcmp(a->collective, b->collective) && !strcmp(a->algorithm, b->algorithm) &&
+	       !strcmp(a->assignment, b->assignment) && a->bytes == b->bytes &&
+	       a->chunk == b->chunk && a->window == b->window && a->radix == b->radix;
+}
+
+static int point_json(const struct plan_point *pt, void *data)
+{
+	struct point_json *pj = data;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I}", "collective", pt->collective, "algorithm",
+			      pt->algorithm, "assignment", pt->assignment, "bytes", (json_int_t)pt->bytes);
+
+	if (pt->dtype) {
+		json_object_set_new(o, "dtype", json_string(pt->dtype));
+		json_object_set_new(o, "op", json_string(pt->op));
+	}
+	if (pt->chunk) {
+		json_object_set_new(o, "chunk", json_integer((json_int_t)pt->chunk));
+		json_object_set_new(o, "window", json_integer(pt->window));
+	}
+	if (pt->radix)
+		json_object_set_new(o, "radix", json_integer(pt->radix));
+	if (!pj->have || !same_schedule(&pj->last, pt)) {
+		pj->ok = !plan_point_cost(pj->l, pt, &pj->cost);
+		pj->last = *pt;
+		pj->have = 1;
+	}
+	/* null: the kernel's builders have no such schedule yet. */
+	json_object_set_new(o, "cost", !pj->ok ? json_null() :
+		json_pack("{s:I, s:I, s:I, s:I}", "ops", (json_int_t)pj->cost.ops,
+			  "steps", (json_int_t)pj->cost.steps, "rank_bytes", (json_int_t)pj->cost.rank_bytes,
+			  "nic_bytes", (json_int_t)pj->cost.nic_bytes));
+	json_array_append_new(pj->arr, o);
+	return 0;
 }
 
 static int print_json(const struct spec *s, const struct plan *p)
@@ -34,12 +89,15 @@ static int print_json(const struct spec *s, const struct plan *p)
 
 	for (size_t i = 0; i < p->nlayouts; i++) {
 		const struct layout *l = &p->layouts[i];
+		struct point_json pj = { l, json_array(), { 0 }, { 0 }, 0, 0 };
 
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I}",
+		plan_foreach_point(s, point_json, &pj);
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o}",
 			"id", l->id, "nodes", (json_int_t)l->nodes, "ppn", (json_int_t)l->ppn,
 			"hosts", (json_int_t)l->hosts, "workers", (json_int_t)l->workers,
 			"wpn", (json_int_t)l->wpn, "ranks", (json_int_t)layout_ranks(l),
-			"placement", placement_name(l->placement), "points", (json_int_t)l->points));
+			"placement", placement_name(l->placement), "points", (json_int_t)l->points,
+			"point_list", pj.arr));
 	}
 	json_object_set_new(o, "spec", json_string(s->path));
 	json_object_set_new(o, "hash", json_string(s->hash));
@@ -54,6 +112,39 @@ static int print_json(const struct spec *s, const struct plan *p)
 	putchar('\n');
 	json_decref(o);
 	return ret;
+}
+
+/* The axes beside the layout's, where the spec's pairs use them. */
+static void print_axes(const struct spec *s)
+{
+	int reduction, pipelined, knomial;
+	char sz[32];
+
+	spec_axes_apply(s, &reduction, &pipelined, &knomial);
+	if (reduction) {
+		printf("\n         reductions x dtype (");
+		for (size_t i = 0; i < s->dtypes.nr; i++)
+			printf("%s%s", i ? " " : "", s->dtypes.v[i]);
+		printf(") x op (");
+		for (size_t i = 0; i < s->ops.nr; i++)
+			printf("%s%s", i ? " " : "", s->ops.v[i]);
+		printf("), pairs that do not apply skipped");
+	}
+	if (pipelined) {
+		printf("\n         pipelined x chunk (");
+		for (size_t i = 0; i < s->nchunks; i++)
+			printf("%s%s", i ? " " : "", format_size(s->chunks[i], sz, sizeof(sz)));
+		printf(") x window (");
+		for (size_t i = 0; i < s->nwindows; i++)
+			printf("%s%u", i ? " " : "", s->windows[i]);
+		putchar(')');
+	}
+	if (knomial) {
+		printf("\n         knomial x radix (");
+		for (size_t i = 0; i < s->nradix; i++)
+			printf("%s%u", i ? " " : "", s->radix[i]);
+		putchar(')');
+	}
 }
 
 static void print_people(const struct spec *s, const struct plan *p)
@@ -73,10 +164,12 @@ static void print_people(const struct spec *s, const struct plan *p)
 	if (s->onload_cores)
 		printf(", %u onload cores per node", s->onload_cores);
 	printf("\nlauncher %s\n", launcher_name(s->launcher));
-	printf("points   per layout: %zu (collective, algorithm) x %zu assignments x %zu sizes (%s..%s)\n",
+	printf("points   per layout: %zu (collective, algorithm) x %zu assignments x %zu sizes (%s..%s)",
 	       spec_pairs(s), s->assignments.nr, s->nsizes,
 	       format_size(s->sizes[0], sz, sizeof(sz)),
 	       format_size(s->sizes[s->nsizes - 1], sz2, sizeof(sz2)));
+	print_axes(s);
+	putchar('\n');
 	printf("\n%-28s %6s %5s %7s %7s %4s %-9s %7s\n", "layout", "nodes", "ppn", "hosts",
 	       "workers", "wpn", "placement", "points");
 	for (size_t i = 0; i < p->nlayouts; i++) {
@@ -97,29 +190,19 @@ int cmd_plan(int argc, char **argv)
 {
 	struct spec spec = SPEC_INIT;
 	struct plan plan = PLAN_INIT;
-	const char *path = NULL;
-	int json = 0, status = EXIT_USAGE;
+	const char *path;
+	struct cli c;
+	int json = 0, status = EXIT_USAGE, o;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			plan_usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
+	cli_begin(&c, &plan_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0)
+		if (o == OPT_JSON)
 			json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			error("plan: unknown option '%s'", argv[i]);
-			plan_usage(stderr);
-			return EXIT_USAGE;
-		} else if (path) {
-			error("plan: one spec only ('%s' and '%s')", path, argv[i]);
-			return EXIT_USAGE;
-		} else
-			path = argv[i];
-	}
-	if (!path) {
-		plan_usage(stderr);
+	if (o != CLI_END)
+		return cli_status(o);
+	if (cli_operands(&c, 1, 1, "SPEC"))
 		return EXIT_USAGE;
-	}
+	path = c.operands[0];
 	if (spec_load(path, &spec) || plan_build(&spec, &plan))
 		goto out;
 	if (json) {

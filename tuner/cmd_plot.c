@@ -3,6 +3,7 @@
  * the paper's figures from a run (or from a replay table with --csv), as
  * PNG and SVG drawn by gnuplot.
  */
+#include "cli.h"
 #include "cmds.h"
 #include "error.h"
 #include "parse.h"
@@ -17,19 +18,79 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void plot_usage(FILE *f)
+enum { OPT_DB, OPT_CSV, OPT_RUN, OPT_OUTPUT, NOPTS };
+
+static const struct cli_option plot_options[NOPTS + 1] = {
+	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_CSV] = { "csv", 0, "FILE", "a replay table instead (sweetspot search --replay's format)" },
+	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },
+	[OPT_OUTPUT] = { "output", 'o', "DIR", "where the figures go (created)" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command plot_cli = {
+	"plot", "[--db FILE | --csv FILE] [--run ID] [SPEC] -o DIR",
+	"Draws, per collective, algorithm and assignment, as PNG and SVG files in DIR\n"
+	"(with the data and gnuplot script beside them): the offload efficiency\n"
+	"against the number of workers, one line per message size (oe-*); the same\n"
+	"per WPN at the largest size (wpn-*); DPU against onload workers with the\n"
+	"cores each leaves to the application, when both were measured (placement-*);\n"
+	"per collective and size holding two or more algorithms or schedules, one\n"
+	"line per algorithm (the best assignment and layout at each worker count)\n"
+	"(sched-COLLECTIVE-SIZE);\n"
+	"and the runtimes of the reference, with its min-max band, against the\n"
+	"offloaded communication (runtime-*). Each OE is the median over the launches\n"
+	"with its 95% confidence interval as error bars. The run is the latest of\n"
+	"SPEC when given, else the latest one.",
+	plot_options,
+	"Exit status: 0 drawn, 1 gnuplot or a file failed, 2 bad usage or input.",
+};
+
+struct plot_args {
+	const char *db, *csv, *out, *spec;
+	long long run;
+};
+
+/* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
+static int plot_args(int argc, char **argv, struct plot_args *a)
 {
-	fputs("usage: sweetspot plot [--db FILE | --csv FILE] [--run ID] [SPEC] -o DIR\n\n"
-	      "Draws, per collective, algorithm and assignment, the offload efficiency\n"
-	      "against the number of workers (one line per message size) and the runtimes\n"
-	      "of the reference against the offloaded communication, as PNG and SVG files\n"
-	      "in DIR (with the data and gnuplot script beside them). The run is the latest\n"
-	      "of SPEC when given, else the latest one.\n\n"
-	      "  --db FILE   results database (default " STORE_DEFAULT_PATH ")\n"
-	      "  --csv FILE  a replay table instead (sweetspot search --replay's format)\n"
-	      "  --run ID    a run other than the latest\n"
-	      "  -o DIR      where the figures go (created)\n\n"
-	      "Exit status: 0 drawn, 1 gnuplot or a file failed, 2 bad usage or input.\n", f);
+	struct cli c;
+	uint64_t v;
+	int o;
+
+	cli_begin(&c, &plot_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0) {
+		switch (o) {
+		case OPT_DB:
+			a->db = c.arg;
+			break;
+		case OPT_CSV:
+			a->csv = c.arg;
+			break;
+		case OPT_OUTPUT:
+			a->out = c.arg;
+			break;
+		case OPT_RUN:
+			if (cli_uint(&c, 1, 1ull << 62, &v))
+				return CLI_BAD;
+			a->run = (long long)v;
+			break;
+		}
+	}
+	if (o != CLI_END)
+		return o;
+	if (cli_operands(&c, 0, 1, "SPEC"))
+		return CLI_BAD;
+	a->spec = c.noperands ? c.operands[0] : NULL;
+	if (!a->out) {
+		cli_usage_error(&plot_cli, "where to? give -o DIR");
+		return CLI_BAD;
+	}
+	if (a->db && a->csv) {
+		cli_usage_error(&plot_cli, "--db and --csv exclude each other");
+		return CLI_BAD;
+	}
+	return CLI_END;
 }
 
 /* Replay rows as points (layout ids made up from workers, WPN, placement). */
@@ -49,6 +110,8 @@ static struct store_point *rows_as_points(const struct replay *rp, size_t *n)
 		p[i].bytes = r->bytes;
 		p[i].workers = (int)r->workers;
 		p[i].wpn = (int)r->wpn;
+		p[i].ppn = (int)r->ppn;		/* -1 when the table has none */
+		p[i].nodes = (int)r->nodes;
 		p[i].valid = r->valid;
 		p[i].oe_measured = r->oe_measured;
 		p[i].total_us = r->total_us;
@@ -58,104 +121,72 @@ static struct store_point *rows_as_points(const struct replay *rp, size_t *n)
 	return p;
 }
 
-int cmd_plot(int argc, char **argv)
+/* The valid points of the run a asks for. 0, or -1 after error(). */
+static int db_points(const struct plot_args *a, struct store_point **pts, size_t *n)
 {
-	const char *db = NULL, *csv = NULL, *out = NULL, *spec = NULL;
-	long long run_id = 0;
+	const char *db = a->db ? a->db : STORE_DEFAULT_PATH;
 	struct store *st = NULL;
 	struct store_run run = { 0 };
+	int r, ret = -1;
+
+	if (store_open(db, STORE_RDONLY, &st))
+		return -1;
+	if (a->run)
+		r = store_get_run(st, a->run, &run);
+	else {
+		/* The latest sweep, not an Open MPI baseline run
+		 * recorded after it (those hold no offloaded point). */
+		r = a->spec ? recommend_find_run(st, a->spec, 0, &run) : 0;
+		if (!r)
+			r = recommend_find_run(st, NULL, 0, &run);
+	}
+	if (r <= 0) {
+		if (!r && a->run)
+			error("%s: no run %lld", db, a->run);
+		else if (!r)
+			error("%s: the database holds no run yet", db);
+		goto out;
+	}
+	if (store_load_points(st, run.id, STORE_VALID_ONLY, pts, n))
+		goto out;
+	if (!*n) {
+		error("%s: run %lld holds no valid measurement to plot", db, run.id);
+		goto out;
+	}
+	ret = 0;
+out:
+	store_run_release(&run);
+	store_close(st);
+	return ret;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args a = { NULL, NULL, NULL, NULL, 0 };
 	struct store_point *pts = NULL;
 	struct replay rp = REPLAY_INIT;
 	size_t n = 0;
-	int status = EXIT_USAGE, i, r, figs;
-	char err[128];
-	uint64_t v;
+	int status = EXIT_USAGE, figs;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			plot_usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--db") || !strcmp(a, "--csv") || !strcmp(a, "-o") ||
-			   !strcmp(a, "--run")) {
-			if (i + 1 >= argc) {
-				error("plot: %s needs a value", a);
-				return EXIT_USAGE;
-			}
-			i++;
-			if (!strcmp(a, "--db"))
-				db = argv[i];
-			else if (!strcmp(a, "--csv"))
-				csv = argv[i];
-			else if (!strcmp(a, "-o"))
-				out = argv[i];
-			else if (parse_uint(argv[i], 1, 1ull << 62, &v, err, sizeof(err))) {
-				error("plot: --run: %s", err);
-				return EXIT_USAGE;
-			} else {
-				run_id = (long long)v;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			error("plot: unknown option '%s'", a);
-			plot_usage(stderr);
-			return EXIT_USAGE;
-		} else if (spec) {
-			error("plot: one spec only ('%s' and '%s')", spec, a);
-			return EXIT_USAGE;
-		} else {
-			spec = a;
-		}
-	}
-	if (!out) {
-		error("plot: where to? give -o DIR");
-		plot_usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (db && csv) {
-		error("plot: --db and --csv exclude each other");
-		return EXIT_USAGE;
-	}
-	if (csv) {
-		if (replay_load(csv, &rp))
+	figs = plot_args(argc, argv, &a);
+	if (figs != CLI_END)
+		return cli_status(figs);
+	if (a.csv) {
+		if (replay_load(a.csv, &rp))
 			goto out;
 		pts = rows_as_points(&rp, &n);
-	} else {
-		if (!db)
-			db = STORE_DEFAULT_PATH;
-		if (store_open(db, STORE_RDONLY, &st))
-			goto out;
-		if (run_id)
-			r = store_get_run(st, run_id, &run);
-		else {
-			/* The latest sweep, not an Open MPI baseline run
-			 * recorded after it (those hold no offloaded point). */
-			r = spec ? recommend_find_run(st, spec, 0, &run) : 0;
-			if (!r)
-				r = recommend_find_run(st, NULL, 0, &run);
-		}
-		if (r <= 0) {
-			if (!r)
-				error(run_id ? "%s: no run %lld" : "%s: the database holds no run yet%.0lld",
-				      db, run_id);
-			goto out;
-		}
-		if (store_load_points(st, run.id, STORE_VALID_ONLY, &pts, &n))
-			goto out;
-		if (!n) {
-			error("%s: run %lld holds no valid measurement to plot", db, run.id);
-			goto out;
-		}
+	} else if (db_points(&a, &pts, &n)) {
+		goto out;
 	}
-	figs = plot_write(pts, n, out);
+	figs = plot_write(pts, n, a.out);
 	if (figs < 0) {
 		status = 1;
 		goto out;
 	}
-	fprintf(stderr, "sweetspot: %d figures (PNG and SVG) in %s/\n", figs, out);
+	fprintf(stderr, "sweetspot: %d figures (PNG and SVG) in %s/\n", figs, a.out);
 	status = 0;
 out:
-	if (csv && pts) {
+	if (a.csv && pts) {
 		for (size_t k = 0; k < n; k++)
 			free((char *)pts[k].layout);
 		free(pts);
@@ -163,7 +194,5 @@ out:
 		store_points_free(pts, n);
 	}
 	replay_release(&rp);
-	store_run_release(&run);
-	store_close(st);
 	return status;
 }

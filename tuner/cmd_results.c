@@ -3,14 +3,18 @@
  * tidy table (one row per point and repetition) for people, CSV for
  * spreadsheets and R, or JSON for scripts. Points recorded as invalid are
  * not results: they appear only with --all, flagged in the valid column.
+ * Points whose compute phase missed its reference (calibrated false) are
+ * shown, flagged: recommend leaves them out. A reduction's dtype and op
+ * get table columns when some point has them; CSV and JSON carry every
+ * field.
  */
+#include "cli.h"
 #include "cmds.h"
 #include "error.h"
 #include "parse.h"
 #include "store.h"
 #include "strvec.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,28 +23,53 @@
 
 enum results_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
-static void results_usage(FILE *f)
-{
-	fputs("usage: sweetspot results [--db FILE] [--csv | --json] [--run ID] [--all]\n\n"
-	      "Print the measurements of a run, one row per point and repetition.\n\n"
-	      "  --db FILE   the results database (default " STORE_DEFAULT_PATH ")\n"
-	      "  --csv       comma-separated values with a header line\n"
-	      "  --json      a JSON array of objects with every field of each record\n"
-	      "  --run ID    this run (default: the latest)\n"
-	      "  --all       include points recorded as invalid (valid = 0)\n"
-	      "  -h, --help  this text\n", f);
-}
+enum { OPT_DB, OPT_CSV, OPT_JSON, OPT_RUN, OPT_ALL, NOPTS };
+
+static const struct cli_option results_options[NOPTS + 1] = {
+	[OPT_DB] = { "db", 0, "FILE", "the results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_CSV] = { "csv", 0, NULL, "comma-separated values with a header line" },
+	[OPT_JSON] = { "json", 0, NULL, "a JSON array of objects with every field of each record" },
+	[OPT_RUN] = { "run", 0, "ID", "this run (default: the latest)" },
+	[OPT_ALL] = { "all", 0, NULL, "include points recorded as invalid (valid = 0)" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command results_cli = {
+	"results", "[--db FILE] [--csv | --json] [--run ID] [--all]",
+	"Print the measurements of a run, one row per point and repetition.",
+	results_options,
+	"Exit status: 0 success, 1 failure, 2 bad usage or no such database or run.",
+};
 
 static const char *const columns[] = {
 	"layout", "collective", "algorithm", "assignment", "bytes", "workers", "wpn",
-	"placement", "repetition", "oe_measured", "oe_paper", "total_us", "valid", NULL
+	"placement", "repetition", "oe_measured", "oe_paper", "total_us", "valid", "dtype", "op",
+	"chunk", "window", "radix", "algbw", "busbw", "p2p_bw", "calibrated", NULL
 };
 
 struct results_out {
 	enum results_format fmt;
 	json_t *array;
 	int rows;
+	int axes;		/* the table shows dtype and op */
+	long long uncalibrated;
 };
+
+/* Whether some point of the run has a dtype (the table's extra columns),
+ * and how many are flagged uncalibrated. */
+static int scan_point(const struct store_point *p, void *data)
+{
+	struct results_out *out = data;
+
+	out->axes |= p->dtype && *p->dtype;
+	out->uncalibrated += p->calibrated < 0;
+	return 0;
+}
+
+static const char *calibrated_name(int c)
+{
+	return c > 0 ? "yes" : c < 0 ? "no" : "";
+}
 
 static void fmt_double(char *buf, size_t len, double v, const char *none)
 {
@@ -116,6 +145,19 @@ static json_t *point_json(const struct store_point *p)
 		json_object_set_new(o, "bad_source", json_int_or_null(p->bad_source));
 		json_object_set_new(o, "bad_offset", json_int_or_null(p->bad_offset));
 	}
+	json_object_set_new(o, "dtype", *p->dtype ? json_string(p->dtype) : json_null());
+	json_object_set_new(o, "op", *p->op ? json_string(p->op) : json_null());
+	json_object_set_new(o, "chunk", p->chunk > 0 ? json_integer(p->chunk) : json_null());
+	json_object_set_new(o, "window", p->window > 0 ? json_integer(p->window) : json_null());
+	json_object_set_new(o, "radix", p->radix > 0 ? json_integer(p->radix) : json_null());
+	json_object_set_new(o, "algbw", json_real_or_null(p->algbw));
+	json_object_set_new(o, "busbw", json_real_or_null(p->busbw));
+	json_object_set_new(o, "p2p_bw", json_real_or_null(p->p2p_bw));
+	json_object_set_new(o, "ref_us_median", json_real_or_null(p->ref_us_median));
+	json_object_set_new(o, "compute_us_median", json_real_or_null(p->compute_us_median));
+	json_object_set_new(o, "oe_measured_median", json_real_or_null(p->oe_measured_median));
+	json_object_set_new(o, "calib_error", json_real_or_null(p->calib_error));
+	json_object_set_new(o, "calibrated", p->calibrated ? json_boolean(p->calibrated > 0) : json_null());
 	hosts = json_loads(p->rank_hosts, 0, NULL);
 	json_object_set_new(o, "rank_hosts", hosts ? hosts : json_array());
 	json_object_set_new(o, "host_source", json_string(p->host_source));
@@ -126,6 +168,7 @@ static int print_point(const struct store_point *p, void *data)
 {
 	struct results_out *out = data;
 	char bytes[32], workers[16], wpn[16], rep[16], oem[32], oep[32], tot[32];
+	char chunk[24], window[16], radix[16], algbw[32], busbw[32], p2p[32];
 
 	out->rows++;
 	if (out->fmt == FMT_JSON) {
@@ -140,101 +183,138 @@ static int print_point(const struct store_point *p, void *data)
 	fmt_double(oep, sizeof(oep), p->oe_paper, out->fmt == FMT_CSV ? "" : "-");
 	fmt_double(tot, sizeof(tot), p->total_us, out->fmt == FMT_CSV ? "" : "-");
 	if (out->fmt == FMT_CSV) {
+		snprintf(chunk, sizeof(chunk), "%lld", p->chunk);
+		snprintf(window, sizeof(window), "%d", p->window);
+		snprintf(radix, sizeof(radix), "%d", p->radix);
+		fmt_double(algbw, sizeof(algbw), p->algbw, "");
+		fmt_double(busbw, sizeof(busbw), p->busbw, "");
+		fmt_double(p2p, sizeof(p2p), p->p2p_bw, "");
 		const char *f[] = { p->layout, p->collective, p->algorithm, p->assignment, bytes,
 				    workers, wpn, p->placement, rep, oem, oep, tot,
-				    p->valid ? "1" : "0" };
+				    p->valid ? "1" : "0", p->dtype, p->op, p->chunk > 0 ? chunk : "",
+				    p->window > 0 ? window : "", p->radix > 0 ? radix : "", algbw, busbw,
+				    p2p, calibrated_name(p->calibrated) };
 
 		for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
 			csv_field(f[i], i + 1 == sizeof(f) / sizeof(*f));
 		return 0;
 	}
-	printf("%-28s %-10s %-9s %-10s %9s %7s %4s %-9s %3s %11s %8s %12s %5s\n",
-	       p->layout, p->collective, p->algorithm, p->assignment,
-	       format_size(p->bytes, bytes, sizeof(bytes)), workers, wpn, p->placement, rep,
-	       oem, oep, tot, p->valid ? "yes" : "NO");
+	printf("%-28s %-10s %-9s %-10s %9s ", p->layout, p->collective, p->algorithm,
+	       p->assignment, format_size(p->bytes, bytes, sizeof(bytes)));
+	if (out->axes)
+		printf("%-6s %-4s ", *p->dtype ? p->dtype : "-", *p->op ? p->op : "-");
+	printf("%7s %4s %-9s %3s %11s %8s %12s %5s%s\n", workers, wpn, p->placement, rep,
+	       oem, oep, tot, p->valid ? "yes" : "NO", p->calibrated < 0 ? "  uncalibrated" : "");
 	return 0;
+}
+
+struct results_args {
+	const char *db;
+	enum results_format fmt;
+	uint64_t run;
+	int flags;
+};
+
+/* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
+static int results_args(int argc, char **argv, struct results_args *a)
+{
+	struct cli c;
+	int o;
+
+	cli_begin(&c, &results_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0) {
+		switch (o) {
+		case OPT_DB:
+			a->db = c.arg;
+			break;
+		case OPT_CSV:
+		case OPT_JSON:
+			if (a->fmt != FMT_TABLE) {
+				cli_usage_error(&results_cli, "--csv and --json exclude each other");
+				return CLI_BAD;
+			}
+			a->fmt = o == OPT_CSV ? FMT_CSV : FMT_JSON;
+			break;
+		case OPT_RUN:
+			if (cli_uint(&c, 1, INT64_MAX, &a->run))
+				return CLI_BAD;
+			break;
+		case OPT_ALL:
+			a->flags = STORE_ALL_POINTS;
+			break;
+		}
+	}
+	if (o != CLI_END)
+		return o;
+	return cli_operands(&c, 0, 0, "argument") ? CLI_BAD : CLI_END;
+}
+
+static void print_header(const struct results_out *out)
+{
+	if (out->fmt == FMT_CSV)
+		for (int i = 0; columns[i]; i++)
+			csv_field(columns[i], !columns[i + 1]);
+	if (out->fmt != FMT_TABLE)
+		return;
+	printf("%-28s %-10s %-9s %-10s %9s ", "layout", "collective", "algorithm", "assignment",
+	       "bytes");
+	if (out->axes)
+		printf("%-6s %-4s ", "dtype", "op");
+	printf("%7s %4s %-9s %3s %11s %8s %12s %5s\n", "workers", "wpn", "placement", "rep",
+	       "oe_measured", "oe_paper", "total_us", "valid");
+}
+
+/* The table's last line: what the run holds besides the rows shown. */
+static void print_summary(struct store *st, const struct store_run *run, int flags,
+			  long long uncalibrated)
+{
+	long long launches = 0, failed = 0, points = 0, invalid = 0;
+
+	store_run_counts(st, run->id, &launches, &failed, &points, &invalid);
+	printf("# run %lld (%s, %s): %s; %lld of %lld launches recorded, %lld failed; "
+	       "%lld points, %lld invalid%s\n", run->id, run->spec_path, run->started,
+	       run->status, launches, run->planned_launches, failed, points, invalid,
+	       invalid && flags == STORE_VALID_ONLY ? " (not shown; --all shows them)" : "");
+	if (uncalibrated)
+		printf("# %lld point%s uncalibrated: the compute phase missed its reference; "
+		       "recommend leaves %s out\n", uncalibrated, uncalibrated == 1 ? "" : "s",
+		       uncalibrated == 1 ? "it" : "them");
 }
 
 int cmd_results(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db = STORE_DEFAULT_PATH;
-	struct results_out out = { FMT_TABLE, NULL, 0 };
+	struct results_args a = { STORE_DEFAULT_PATH, FMT_TABLE, 0, STORE_VALID_ONLY };
+	struct results_out out = { FMT_TABLE, NULL, 0, 0, 0 };
 	struct store *st = NULL;
 	struct store_run run = { 0 };
-	uint64_t run_id = 0;
-	int flags = STORE_VALID_ONLY, c, found, status = EXIT_USAGE;
-	char err[256];
+	int found, status = EXIT_USAGE;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'c':
-		case 'j':
-			if (out.fmt != FMT_TABLE) {
-				error("results: --csv and --json exclude each other");
-				return EXIT_USAGE;
-			}
-			out.fmt = c == 'c' ? FMT_CSV : FMT_JSON;
-			break;
-		case 'r':
-			if (parse_uint(optarg, 1, INT64_MAX, &run_id, err, sizeof(err))) {
-				error("results: --run: %s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'a':
-			flags = STORE_ALL_POINTS;
-			break;
-		case 'h':
-			results_usage(stdout);
-			return 0;
-		default:
-			error("results: unknown option '%s'", argv[optind - 1]);
-			results_usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		error("results: unexpected argument '%s'", argv[optind]);
-		results_usage(stderr);
+	found = results_args(argc, argv, &a);
+	if (found != CLI_END)
+		return cli_status(found);
+	out.fmt = a.fmt;
+	if (store_open(a.db, STORE_RDONLY, &st))
 		return EXIT_USAGE;
-	}
-	if (store_open(db, STORE_RDONLY, &st))
-		return EXIT_USAGE;
-	found = run_id ? store_get_run(st, (long long)run_id, &run) : store_latest_run(st, NULL, &run);
+	found = a.run ? store_get_run(st, (long long)a.run, &run) : store_latest_run(st, NULL, &run);
 	if (found < 0) {
 		status = 1;
 		goto out;
 	}
 	if (!found) {
-		if (run_id)
-			error("%s: no run %llu", db, (unsigned long long)run_id);
+		if (a.run)
+			error("%s: no run %llu", a.db, (unsigned long long)a.run);
 		else
-			error("%s: no run recorded yet", db);
+			error("%s: no run recorded yet", a.db);
 		goto out;
 	}
 	if (out.fmt == FMT_JSON)
 		out.array = json_array();
-	else if (out.fmt == FMT_CSV)
-		for (int i = 0; columns[i]; i++)
-			csv_field(columns[i], !columns[i + 1]);
-	else
-		printf("%-28s %-10s %-9s %-10s %9s %7s %4s %-9s %3s %11s %8s %12s %5s\n",
-		       "layout", "collective", "algorithm", "assignment", "bytes", "workers",
-		       "wpn", "placement", "rep", "oe_measured", "oe_paper", "total_us", "valid");
-	if (store_foreach_point(st, run.id, flags, print_point, &out)) {
+	if (store_foreach_point(st, run.id, a.flags, scan_point, &out)) {
+		status = 1;
+		goto out;
+	}
+	print_header(&out);
+	if (store_foreach_point(st, run.id, a.flags, print_point, &out)) {
 		status = 1;
 		goto out;
 	}
@@ -242,13 +322,7 @@ int cmd_results(int argc, char **argv)
 		json_dumpf(out.array, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 	} else if (out.fmt == FMT_TABLE) {
-		long long launches = 0, failed = 0, points = 0, invalid = 0;
-
-		store_run_counts(st, run.id, &launches, &failed, &points, &invalid);
-		printf("# run %lld (%s, %s): %s; %lld of %lld launches recorded, %lld failed; "
-		       "%lld points, %lld invalid%s\n", run.id, run.spec_path, run.started,
-		       run.status, launches, run.planned_launches, failed, points, invalid,
-		       invalid && flags == STORE_VALID_ONLY ? " (not shown; --all shows them)" : "");
+		print_summary(st, &run, a.flags, out.uncalibrated);
 	}
 	status = 0;
 out:

@@ -1,7 +1,9 @@
 /*
  * tuner/cmds.h: the sweetspot subcommands. Each cmd_<name>() takes the
- * arguments after the subcommand name (argv[0] is the subcommand) and returns
- * the exit status: 0 success, 1 failure, 2 bad usage or input.
+ * arguments after the subcommand name (argv[0] is the subcommand), reads its
+ * options through tuner/cli.h (one table gives the parser and --help), and
+ * returns the exit status: 0 success, 1 failure, 2 bad usage or input.
+ * A new command: its cmd_<name>() here and a line in main.c's table.
  */
 #ifndef SWEETSPOT_CMDS_H
 #define SWEETSPOT_CMDS_H
@@ -12,9 +14,11 @@ struct command {
 	const char *summary;
 };
 
-/* The table main() dispatches from, ending with a NULL name. */
+/* The table main() dispatches from and `sweetspot --help` lists, ending
+ * with a NULL name. */
 extern const struct command commands[];
 
+int cmd_init(int argc, char **argv);		/* cmd_init.c */
 int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
 int cmd_generate(int argc, char **argv);	/* cmd_generate.c (plan module) */
 int cmd_run(int argc, char **argv);
@@ -25,5 +29,6 @@ int cmd_export(int argc, char **argv);		/* cmd_export.c (search module) */
 int cmd_recommend(int argc, char **argv);	/* cmd_recommend.c (search module) */
 int cmd_plot(int argc, char **argv);		/* cmd_plot.c (search module) */
 int cmd_baseline(int argc, char **argv);	/* cmd_baseline.c (search module) */
+int cmd_model(int argc, char **argv);		/* cmd_model.c (model module) */
 
 #endif

@@ -21,7 +21,8 @@
 
 /* The files a layout folder may hold: what generate_layout() may replace. */
 static const char *const layout_files[] = { "hostfile", "appfile", "rankfile",
-	"hostfile.mvapich", "config", "slurm.hostfile", "multi-prog.conf", "commands", NULL };
+	"hostfile.mvapich", "config", "hostfile.hydra", "configfile.hydra", "slurm.hostfile",
+	"multi-prog.conf", "commands", NULL };
 
 /* What every writer needs about one layout. */
 struct gen {
@@ -178,6 +179,37 @@ static void write_config(const struct gen *g, FILE *f)
 	fprintf(f, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement), g->args);
 }
 
+/* Each host once, with the ranks it holds: onload nodes hold their
+ * workers too, as in the Open MPI hostfile. */
+static void write_hostfile_hydra(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+	unsigned wn = layout_worker_nodes(l);
+
+	fprintf(f, "# MPICH hydra hostfile (mpiexec.hydra -f) of layout %s\n", l->id);
+	for (unsigned i = 0; i < l->nodes; i++)
+		fprintf(f, "%s:%u\n", g->s->nodes.v[i], node_slots(g, i));
+	for (unsigned i = 0; l->placement == PLACEMENT_DPU && i < wn; i++)
+		fprintf(f, "%s:%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
+}
+
+/* hydra numbers ranks in the order of the lines, and -host keeps a line's
+ * ranks on that host: the host ranks node by node, then the workers. */
+static void write_configfile_hydra(const struct gen *g, FILE *f)
+{
+	const struct layout *l = g->l;
+	unsigned wn = layout_worker_nodes(l);
+
+	fprintf(f, "# MPICH hydra configfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+		"# mpiexec.hydra -f hostfile.hydra -configfile configfile.hydra\n",
+		l->id, l->hosts, l->workers, layout_ranks(l));
+	for (unsigned i = 0; i < l->nodes; i++)
+		fprintf(f, "-n %u -host %s %s %s\n", l->ppn, g->s->nodes.v[i], g->s->host_bin, g->args);
+	for (unsigned i = 0; i < wn; i++)
+		fprintf(f, "-n %u -host %s %s %s\n", layout_workers_on(l, i), worker_host(g, i),
+			spec_worker_bin(g->s, l->placement), g->args);
+}
+
 static void write_slurm_hostfile(const struct gen *g, FILE *f)
 {
 	for (unsigned r = 0; r < layout_ranks(g->l); r++)
@@ -205,122 +237,74 @@ static void write_multiprog(const struct gen *g, FILE *f)
 	fprintf(f, " %s %s\n", spec_worker_bin(g->s, l->placement), g->args);
 }
 
-/* NAME=value with only the value quoted, so that a shell still reads an
- * assignment. */
-static char *env_word(const char *e)
+void generate_launch_opts(const struct spec *s, const struct layout *l, const char *dir,
+			  enum launcher which, struct launch_opts *o)
 {
-	const char *eq = strchr(e, '=');
-	char *w = xasprintf("%.*s", (int)(eq - e + 1), e);
-
-	shell_quote_append(&w, eq + 1);
-	return w;
+	*o = (struct launch_opts)LAUNCH_OPTS_INIT;
+	o->dir = dir;
+	o->ranks = layout_ranks(l);
+	o->nodes = layout_host_count(s, l);
+	o->time_limit_s = s->time_limit;
+	o->env = &s->env;
+	/* The spec's launcher_args are for its own launcher only. */
+	o->extra = s->launcher == which ? &s->launcher_args : NULL;
+	/* People add --allow-run-as-root themselves if they must; nothing
+	 * wraps their line in a time limit, so mpirun keeps its own. */
+	o->root = 0;
+	o->own_limit = 1;
+	o->check_files = 0;
 }
 
-/* Appends " NAME=value" for each of the spec's environment entries to the
- * malloc'd line *line (a NULL *line starts a new one without the blank). */
-static void append_env_words(char **line, const struct spec *s)
+/* The lines of `commands`, in the order people meet them. */
+static const struct command_kind {
+	enum launcher launcher;
+	int rankfile;
+	const char *title;
+} command_kinds[] = {
+	{ LAUNCHER_MPIRUN, 0, "Open MPI" },
+	{ LAUNCHER_MPIRUN, 1, "Open MPI, each rank pinned by the rankfile" },
+	{ LAUNCHER_MPIRUN_RSH, 0, "MVAPICH2 mpirun_rsh" },
+	{ LAUNCHER_HYDRA, 0, "MPICH hydra (the kernel built with MPICH: make mpich)" },
+	{ LAUNCHER_SRUN, 0, "Slurm (PMIx)" },
+};
+
+/* Every line comes from launch/argv.c's builders, on the folder's final
+ * path, so that it is the line `sweetspot run` would build there. */
+static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 {
-	for (size_t i = 0; i < s->env.nr; i++) {
-		char *w = env_word(s->env.v[i]);
-
-		if (!*line) {
-			*line = w;
-			continue;
-		}
-		*line = xrealloc(*line, strlen(*line) + strlen(w) + 2);
-		strcat(strcat(*line, " "), w);
-		free(w);
-	}
-}
-
-/* The launcher's name, then the spec's launcher_args when they are for it. */
-static void push_launcher(struct strvec *av, const struct spec *s, enum launcher which,
-			  const char *name)
-{
-	strvec_push(av, name);
-	if (s->launcher == which)
-		for (size_t i = 0; i < s->launcher_args.nr; i++)
-			strvec_push(av, s->launcher_args.v[i]);
-}
-
-static void write_commands(const struct gen *g, FILE *f, unsigned launchers)
-{
-	const struct spec *s = g->s;
-	const struct layout *l = g->l;
-	struct strvec av = STRVEC_INIT;
-	char *line, *p;
-
 	fprintf(f, "# Launch commands of layout %s (%u ranks), for people to read:\n"
-		"# sweetspot run starts them itself, without a shell.\n", l->id, layout_ranks(l));
-	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN)) {
-		for (int pinned = 0; pinned < 2; pinned++) {
-			char *env = NULL;
+		"# sweetspot run starts them itself, without a shell.\n", g->l->id,
+		layout_ranks(g->l));
+	for (size_t i = 0; i < sizeof(command_kinds) / sizeof(*command_kinds); i++) {
+		const struct command_kind *k = &command_kinds[i];
+		struct launch_opts o;
+		struct launch_cmd cmd = LAUNCH_CMD_INIT;
+		struct strvec hosts = STRVEC_INIT;
+		char *line;
+		int rc;
 
-			/* With --app, Open MPI drops the values of "-x NAME=value"
-			 * (seen with 4.1.4): set them in the environment and pass
-			 * only the names, as launch/argv.c does for sweetspot run. */
-			append_env_words(&env, s);
-			push_launcher(&av, s, LAUNCHER_MPIRUN, "mpirun");
-			strvec_push(&av, "--timeout");
-			strvec_pushf(&av, "%u", s->time_limit);
-			for (size_t i = 0; i < s->env.nr; i++) {
-				strvec_push(&av, "-x");
-				strvec_pushf(&av, "%.*s", (int)strcspn(s->env.v[i], "="), s->env.v[i]);
-			}
-			strvec_push(&av, "--hostfile");
-			strvec_pushf(&av, "%s/hostfile", g->final);
-			if (pinned) {
-				strvec_push(&av, "--rankfile");
-				strvec_pushf(&av, "%s/rankfile", g->final);
-			}
-			strvec_push(&av, "--app");
-			strvec_pushf(&av, "%s/appfile", g->final);
-			line = strvec_join_quoted(&av);
-			fprintf(f, "\n# Open MPI%s\n%s%s%s\n",
-				pinned ? ", each rank pinned by the rankfile" : "",
-				env ? env : "", env ? " " : "", line);
-			free(line);
-			free(env);
-			strvec_clear(&av);
+		if (!(launchers & GEN_LAUNCHER(k->launcher)))
+			continue;
+		generate_launch_opts(g->s, g->l, g->final, k->launcher, &o);
+		o.rankfile = k->rankfile;
+		/* srun's line names the step's nodes (slurm.hostfile's, to be). */
+		if (k->launcher == LAUNCHER_SRUN) {
+			for (unsigned r = 0; r < layout_ranks(g->l); r++)
+				strvec_push(&hosts, layout_rank_host(g->s, g->l, r));
+			o.hosts = &hosts;
 		}
-	}
-	if (launchers & GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH)) {
-		push_launcher(&av, s, LAUNCHER_MPIRUN_RSH, "mpirun_rsh");
-		strvec_push(&av, "-np");
-		strvec_pushf(&av, "%u", layout_ranks(l));
-		strvec_push(&av, "-hostfile");
-		strvec_pushf(&av, "%s/hostfile.mvapich", g->final);
-		line = strvec_join_quoted(&av);
-		strvec_clear(&av);
-		/* mpirun_rsh takes NAME=value words before -config. */
-		append_env_words(&line, s);
-		strvec_push(&av, "-config");
-		strvec_pushf(&av, "%s/config", g->final);
-		p = strvec_join_quoted(&av);
-		fprintf(f, "\n# MVAPICH2 mpirun_rsh\n%s %s\n", line, p);
-		free(p);
+		rc = launch_argv(k->launcher, &o, &cmd);
+		strvec_clear(&hosts);
+		if (rc) {
+			launch_cmd_clear(&cmd);
+			return -1;
+		}
+		line = launch_cmd_line(&cmd);
+		fprintf(f, "\n# %s\n%s\n", k->title, line);
 		free(line);
-		strvec_clear(&av);
+		launch_cmd_clear(&cmd);
 	}
-	if (launchers & GEN_LAUNCHER(LAUNCHER_SRUN)) {
-		char *hf = xasprintf("SLURM_HOSTFILE=%s/slurm.hostfile", g->final);
-
-		line = env_word(hf);
-		free(hf);
-		append_env_words(&line, s);
-		push_launcher(&av, s, LAUNCHER_SRUN, "srun");
-		strvec_push(&av, "--mpi=pmix");
-		strvec_pushf(&av, "-n%u", layout_ranks(l));
-		strvec_push(&av, "--distribution=arbitrary");
-		strvec_pushf(&av, "--time=%u", (s->time_limit + 59) / 60);
-		strvec_pushf(&av, "--multi-prog");
-		strvec_pushf(&av, "%s/multi-prog.conf", g->final);
-		p = strvec_join_quoted(&av);
-		fprintf(f, "\n# Slurm (PMIx)\n%s %s\n", line, p);
-		free(p);
-		free(line);
-		strvec_clear(&av);
-	}
+	return 0;
 }
 
 struct writer {
@@ -335,6 +319,8 @@ static const struct writer writers[] = {
 	{ "rankfile", GEN_LAUNCHER(LAUNCHER_MPIRUN), write_rankfile },
 	{ "hostfile.mvapich", GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH), write_hostfile_mvapich },
 	{ "config", GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH), write_config },
+	{ "hostfile.hydra", GEN_LAUNCHER(LAUNCHER_HYDRA), write_hostfile_hydra },
+	{ "configfile.hydra", GEN_LAUNCHER(LAUNCHER_HYDRA), write_configfile_hydra },
 	{ "slurm.hostfile", GEN_LAUNCHER(LAUNCHER_SRUN), write_slurm_hostfile },
 	{ "multi-prog.conf", GEN_LAUNCHER(LAUNCHER_SRUN), write_multiprog },
 	{ NULL, 0, NULL },
@@ -356,7 +342,7 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 	 * check_bin); an argument that would need quoting cannot go in. */
 	for (size_t i = 0; i < args.nr; i++)
 		if (!args.v[i][0] || strpbrk(args.v[i], " \t\n'\"\\%")) {
-			error("kernel argument '%s' has a character the appfile, config and multi-prog formats cannot carry",
+			error("kernel argument '%s' has a character the appfile, config, configfile and multi-prog formats cannot carry",
 			      args.v[i]);
 			goto out;
 		}
@@ -382,7 +368,11 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 	}
 	if (!(f = gen_open(&g, "commands", &path)))
 		goto out;
-	write_commands(&g, f, launchers);
+	if (write_commands(&g, f, launchers)) {
+		fclose(f);
+		free(path);
+		goto out;
+	}
 	if (gen_close(f, path))
 		goto out;
 	ret = 0;
@@ -489,6 +479,57 @@ int generate_layout(const struct spec *s, const struct layout *l, const char *di
 	return generate_layout_for(s, l, dir, GEN_ALL);
 }
 
+/* The first entry of a layout folder that is not a layout file; NULL if
+ * none. The caller frees it. */
+static char *foreign_in_layout(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *found = NULL;
+
+	while (d && !found && (e = readdir(d))) {
+		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+
+		for (size_t i = 0; layout_files[i]; i++)
+			known |= !strcmp(layout_files[i], e->d_name);
+		if (!known)
+			found = xasprintf("%s/%s", dir, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The first entry of an earlier output of generate (dir) that generate
+ * did not write: anything but layouts.tsv and folders holding only layout
+ * files. NULL if none. The caller frees it. */
+static char *foreign_entry(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *found = NULL;
+
+	if (!d)
+		return xstrdup(dir);
+	while (!found && (e = readdir(d))) {
+		char *path;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, "layouts.tsv"))
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+			found = path;
+		else if (!dir_kind(path) && !(found = foreign_in_layout(path)))
+			found = xstrdup(path);
+		if (found != path)
+			free(path);
+	}
+	closedir(d);
+	return found;
+}
+
 static int write_tsv(const struct plan *p, const char *tmp, const char *final)
 {
 	char *path = xasprintf("%s/layouts.tsv", tmp);
@@ -524,6 +565,19 @@ int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
 			      "; give --force to replace it");
 			ret = -2;
 			goto out;
+		}
+		/* --force replaces what generate wrote, never a file of the
+		 * user's: an earlier output someone added to is left alone. */
+		if (dir_kind(final) != 1) {
+			char *user = foreign_entry(final);
+
+			if (user) {
+				error("%s holds %s, which generate did not write; not replacing "
+				      "the folder even with --force (move that away first)", final, user);
+				free(user);
+				ret = -2;
+				goto out;
+			}
 		}
 	}
 	if (!(tmp = make_temp(final)))

@@ -9,12 +9,17 @@
  *   hostfile.mvapich  mpirun_rsh: "host:N", in rank order
  *   config            mpirun_rsh MPMD: "-n H : host_bin args" and
  *                     "-n W : worker_bin args", as DPU-Bench writes them
+ *   hostfile.hydra    MPICH hydra (-f): "host:N", each host once, in rank
+ *                     order
+ *   configfile.hydra  hydra MPMD (-configfile): "-n N -host H bin args",
+ *                     one line per node and role, host ranks first
  *   slurm.hostfile    one host per rank (SLURM_HOSTFILE with
  *                     --distribution=arbitrary)
  *   multi-prog.conf   srun --multi-prog: "0-(H-1) host_bin args",
  *                     "H-(H+W-1) worker_bin args"
  *   commands          the launch command of each launcher, shell-quoted,
- *                     for people to read
+ *                     for people to read: launch/argv.c's lines, built
+ *                     for the folder's final path
  * and DIR/layouts.tsv listing the layouts. Writing goes to a temporary
  * folder renamed into place at the end: on any error nothing is left.
  * Owned by the plan module (issue 4); launch/ reads the files.
@@ -28,7 +33,14 @@
 /* Which launchers' files to write (bits of enum launcher). */
 #define GEN_LAUNCHER(l) (1u << (l))
 #define GEN_ALL (GEN_LAUNCHER(LAUNCHER_SRUN) | GEN_LAUNCHER(LAUNCHER_MPIRUN) | \
-		 GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH))
+		 GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH) | GEN_LAUNCHER(LAUNCHER_HYDRA))
+
+/* The options of the `commands` line for launcher `which` and the layout's
+ * files in dir (which need not exist yet): the spec's environment, time
+ * limit and (for its own launcher) launcher_args, no file checks, no
+ * --allow-run-as-root, mpirun with its own --timeout. o borrows from s. */
+void generate_launch_opts(const struct spec *s, const struct layout *l, const char *dir,
+			  enum launcher which, struct launch_opts *o);
 
 /* Writes every file of one layout into the folder dir (created; an earlier
  * generate_layout() output there is replaced, anything else there is an

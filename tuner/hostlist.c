@@ -25,6 +25,15 @@ struct segment {
 	struct range *r;	/* a bracket's ranges, or NULL for literal text */
 	size_t nr;
 	unsigned long count;	/* names this bracket gives */
+	size_t maxlen;		/* bytes of its longest output */
+};
+
+/* One item of a hostlist, parsed: its segments and the names it gives. */
+struct item {
+	struct segment *seg;
+	size_t nseg;
+	unsigned long names;
+	size_t maxlen;		/* bytes of its longest name */
 };
 
 int hostname_check(const char *name, char *err, size_t errlen)
@@ -36,8 +45,8 @@ int hostname_check(const char *name, char *err, size_t errlen)
 		snprintf(err, errlen, "empty host name");
 		return -1;
 	}
-	if (len > 253) {
-		snprintf(err, errlen, "host name '%.40s...' is longer than 253 characters", name);
+	if (len > HOSTNAME_MAX) {
+		snprintf(err, errlen, "host name '%.40s...' is longer than %d characters", name, HOSTNAME_MAX);
 		return -1;
 	}
 	for (p = name; ; p++) {
@@ -97,11 +106,34 @@ static int parse_number(const char *s, size_t len, unsigned long *v, const char 
 	return 0;
 }
 
-/* Parses the inside of one bracket, "1-3,07" (len bytes at s). */
+/* A hostlist over a limit may be huge: messages show its first bytes. */
+#define SHOWN 64
+#define SHOWN_ARGS(s) SHOWN, (s), strlen(s) > SHOWN ? "..." : ""
+
+static int too_many(const char *item, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "hostlist '%.*s%s' expands to more than %d names, the limit per hostlist",
+		 SHOWN_ARGS(item), HOSTLIST_MAX);
+	return -1;
+}
+
+/* Digits the numbers of r print with: the padded width, else hi's digits. */
+static size_t range_digits(const struct range *r)
+{
+	size_t d = 1;
+
+	for (unsigned long v = r->hi; v >= 10; v /= 10)
+		d++;
+	return (size_t)r->width > d ? (size_t)r->width : d;
+}
+
+/* Parses the inside of one bracket, "1-3,07" (len bytes at s). Each range
+ * gives one name at least, so the names' limit bounds the ranges too. */
 static int parse_bracket(const char *s, size_t len, struct segment *seg,
 			 const char *item, char *err, size_t errlen)
 {
 	const char *p = s, *end = s + len;
+	size_t cap = 0;
 
 	seg->count = 0;
 	while (p <= end) {
@@ -124,13 +156,16 @@ static int parse_bracket(const char *s, size_t len, struct segment *seg,
 			return -1;
 		}
 		r.width = *p == '0' && (dash ? dash : stop) - p > 1 ? (int)((dash ? dash : stop) - p) : 0;
-		seg->r = xrealloc(seg->r, (seg->nr + 1) * sizeof(*seg->r));
-		seg->r[seg->nr++] = r;
+		/* Counted before it is kept: a huge range costs nothing. */
 		seg->count += r.hi - r.lo + 1;
-		if (seg->count > HOSTLIST_MAX) {
-			snprintf(err, errlen, "hostlist '%s' names more than %d hosts", item, HOSTLIST_MAX);
-			return -1;
+		if (seg->count > HOSTLIST_MAX)
+			return too_many(item, err, errlen);
+		if (seg->nr == cap) {
+			cap = cap ? 2 * cap : 4;
+			seg->r = xrealloc(seg->r, cap * sizeof(*seg->r));
 		}
+		seg->r[seg->nr++] = r;
+		seg->maxlen = seg->maxlen > range_digits(&r) ? seg->maxlen : range_digits(&r);
 		p = stop + 1;
 	}
 	return 0;
@@ -150,108 +185,124 @@ static void bracket_nth(const struct segment *seg, unsigned long idx, char *buf,
 	}
 }
 
-static void segments_free(struct segment *seg, size_t n)
+static void item_release(struct item *it)
 {
-	for (size_t i = 0; i < n; i++)
-		free(seg[i].r);
-	free(seg);
+	for (size_t i = 0; i < it->nseg; i++)
+		free(it->seg[i].r);
+	free(it->seg);
 }
 
-/* Expands one item (no top-level comma), "item" being its own copy. */
-static int expand_item(const char *item, struct strvec *out, size_t *total,
-		       char *err, size_t errlen)
+static void item_push(struct item *it, const struct segment *s)
 {
-	struct segment *seg = NULL;
-	size_t nseg = 0, cap = strlen(item) + 16;
-	unsigned long names = 1, *idx = NULL;
-	const char *p = item;
-	char *name = NULL, num[16];
-	int ret = -1;
+	it->seg = xrealloc(it->seg, (it->nseg + 1) * sizeof(*it->seg));
+	it->seg[it->nseg++] = *s;
+	it->maxlen += s->maxlen;
+}
 
+/* Parses one item (no top-level comma) into it, counting its names and the
+ * length of its longest name without making any. it->seg may be set on
+ * failure too: item_release() frees it. */
+static int parse_item(const char *item, struct item *it, char *err, size_t errlen)
+{
+	const char *p = item;
+	size_t brackets = 0;
+
+	it->names = 1;
 	while (*p) {
 		const char *open = strchr(p, '['), *close;
 		struct segment s = { 0 };
 
 		if (open != p) {
 			s.text = p;
-			s.len = open ? (size_t)(open - p) : strlen(p);
+			s.len = s.maxlen = open ? (size_t)(open - p) : strlen(p);
 			if (memchr(p, ']', s.len)) {
 				snprintf(err, errlen, "hostlist '%s' has ']' without '['", item);
-				goto out;
+				return -1;
 			}
-			seg = xrealloc(seg, (nseg + 1) * sizeof(*seg));
-			seg[nseg++] = s;
+			item_push(it, &s);
 			p += s.len;
 			continue;
 		}
 		close = strchr(open, ']');
 		if (!close) {
 			snprintf(err, errlen, "hostlist '%s' has '[' without ']'", item);
-			goto out;
+			return -1;
 		}
 		if (memchr(open + 1, '[', (size_t)(close - open - 1))) {
 			snprintf(err, errlen, "hostlist '%s' has nested brackets", item);
-			goto out;
+			return -1;
+		}
+		if (++brackets > HOSTLIST_MAX_BRACKETS) {
+			snprintf(err, errlen, "hostlist '%.*s%s' has more than %d brackets in one name, the limit",
+				 SHOWN_ARGS(item), HOSTLIST_MAX_BRACKETS);
+			return -1;
 		}
 		if (parse_bracket(open + 1, (size_t)(close - open - 1), &s, item, err, errlen)) {
 			free(s.r);
-			goto out;
+			return -1;
 		}
-		seg = xrealloc(seg, (nseg + 1) * sizeof(*seg));
-		seg[nseg++] = s;
-		names *= s.count;
-		if (names + *total > HOSTLIST_MAX) {
-			snprintf(err, errlen, "hostlist '%s' names more than %d hosts", item, HOSTLIST_MAX);
-			goto out;
-		}
+		item_push(it, &s);
+		/* Divided, not multiplied: the product cannot overflow. */
+		if (s.count > HOSTLIST_MAX / it->names)
+			return too_many(item, err, errlen);
+		it->names *= s.count;
 		p = close + 1;
 	}
-	/* An odometer over the brackets, the last one turning fastest. */
-	idx = xcalloc(nseg + 1, sizeof(*idx));
-	name = xmalloc(cap + 10 * nseg);
-	for (unsigned long k = 0; k < names; k++) {
+	if (it->maxlen > HOSTNAME_MAX) {
+		snprintf(err, errlen, "hostlist '%.*s%s' makes names longer than %d characters, the limit",
+			 SHOWN_ARGS(item), HOSTNAME_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends the names of a parsed item: an odometer over its brackets, the
+ * last one turning fastest. */
+static int expand_item(const struct item *it, struct strvec *out, char *err, size_t errlen)
+{
+	unsigned long *idx = xcalloc(it->nseg + 1, sizeof(*idx));
+	char name[HOSTNAME_MAX + 1], num[16];
+	int ret = -1;
+
+	for (unsigned long k = 0; k < it->names; k++) {
 		char *w = name;
 
-		for (size_t i = 0; i < nseg; i++) {
-			if (seg[i].r) {
-				bracket_nth(&seg[i], idx[i], num, sizeof(num));
+		for (size_t i = 0; i < it->nseg; i++) {
+			const struct segment *s = &it->seg[i];
+
+			if (s->r) {
+				bracket_nth(s, idx[i], num, sizeof(num));
 				w += sprintf(w, "%s", num);
 			} else {
-				memcpy(w, seg[i].text, seg[i].len);
-				w += seg[i].len;
+				memcpy(w, s->text, s->len);
+				w += s->len;
 			}
 		}
 		*w = '\0';
 		if (hostname_check(name, err, errlen))
 			goto out;
 		strvec_push(out, name);
-		for (size_t i = nseg; i-- > 0;) {
-			if (!seg[i].r)
+		for (size_t i = it->nseg; i-- > 0;) {
+			if (!it->seg[i].r)
 				continue;
-			if (++idx[i] < seg[i].count)
+			if (++idx[i] < it->seg[i].count)
 				break;
 			idx[i] = 0;
 		}
 	}
-	*total += names;
 	ret = 0;
 out:
 	free(idx);
-	free(name);
-	segments_free(seg, nseg);
 	return ret;
 }
 
-int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
+/* Cuts copy (modified in place) into items at top-level commas, into
+ * *items (their starts). Returns the number of items, or -1. */
+static long split_items(char *copy, const char *s, char ***items, char *err, size_t errlen)
 {
-	char *copy = xstrdup(s), *p = copy;
-	size_t total = 0;
-	int ret = -1;
+	char *p = copy;
+	long n = 0, cap = 0;
 
-	if (!*s) {
-		snprintf(err, errlen, "empty hostlist");
-		goto out;
-	}
 	while (p) {
 		char *q = p;
 		int depth = 0;
@@ -267,23 +318,65 @@ int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
 		}
 		if (q == p) {
 			snprintf(err, errlen, "hostlist '%s' has an empty item", s);
-			goto out;
+			return -1;
 		}
+		/* Each item names one host at least. */
+		if (n >= HOSTLIST_MAX)
+			return too_many(s, err, errlen);
 		if (*q) {
-			*q = '\0';
-			q++;
+			*q++ = '\0';
 			if (!*q) {
 				snprintf(err, errlen, "hostlist '%s' ends with ','", s);
-				goto out;
+				return -1;
 			}
 		} else
 			q = NULL;
-		if (expand_item(p, out, &total, err, errlen))
-			goto out;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*items = xrealloc(*items, (size_t)cap * sizeof(**items));
+		}
+		(*items)[n++] = p;
 		p = q;
 	}
+	return n;
+}
+
+int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
+{
+	char *copy = xstrdup(s), **items = NULL;
+	struct item *it = NULL;
+	unsigned long total = 0;
+	long n = 0, i;
+	int ret = -1;
+
+	if (!*s) {
+		snprintf(err, errlen, "empty hostlist");
+		goto out;
+	}
+	n = split_items(copy, s, &items, err, errlen);
+	if (n < 0)
+		goto out;
+	/* Every item is parsed and counted before the first name is made, so
+	 * a hostlist over the limit allocates nothing for its names. */
+	it = xcalloc((size_t)n, sizeof(*it));
+	for (i = 0; i < n; i++) {
+		if (parse_item(items[i], &it[i], err, errlen))
+			goto out;
+		total += it[i].names;
+		if (total > HOSTLIST_MAX) {
+			too_many(s, err, errlen);
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (expand_item(&it[i], out, err, errlen))
+			goto out;
 	ret = 0;
 out:
+	for (i = 0; it && i < n; i++)
+		item_release(&it[i]);
+	free(it);
+	free(items);
 	free(copy);
 	return ret;
 }

@@ -11,9 +11,20 @@
 
 #include "strvec.h"
 
-/* At most this many names come out of one hostlist (a typo like
- * "n[1-999999999]" must fail, not eat the memory). */
-#define HOSTLIST_MAX 1000000
+/* The limits of one hostlist, checked before any name is made, so that a
+ * typo like "n[1-999999999]" or "a[1-9999]b[1-9999]" fails at once with an
+ * error naming the limit instead of eating time and memory.
+ * Names per hostlist: the largest machines have 10^4-10^5 nodes, and a
+ * sweep of this tool is launched on a part of one; 65536 names of at most
+ * 253 bytes stay under 20 MB. */
+#define HOSTLIST_MAX 65536
+/* Brackets in one name ("rack[1-2]n[01-04]" has 2): Slurm's own hostlists
+ * have at most 5 dimensions. Ranges per bracket need no limit of their own:
+ * each gives one name at least. */
+#define HOSTLIST_MAX_BRACKETS 8
+/* Bytes of one host name (RFC 1123), checked on the longest name an item
+ * can make before it makes any. */
+#define HOSTNAME_MAX 253
 
 /* Appends the names "s" expands to, in order, to out. Each bracket holds
  * comma-separated numbers or LO-HI ranges; a leading zero in LO pads every

@@ -1,6 +1,8 @@
 /*
  * tuner/main.c: the sweetspot command. A flat table of subcommands with
- * exact-match dispatch; one runner that checks stdout really was written.
+ * exact-match dispatch, which also writes `sweetspot --help`; one runner
+ * that checks stdout really was written. Each command reads its own
+ * options (tuner/cli.h).
  */
 #include "cmds.h"
 #include "error.h"
@@ -11,6 +13,7 @@
 
 /* Subcommands: add new ones here, in the order of the workflow. */
 const struct command commands[] = {
+	{ "init", cmd_init, "write a starting sweep spec for this machine or Slurm allocation" },
 	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
 	{ "generate", cmd_generate, "write the hostfiles and MPMD files of every layout" },
 	{ "run", cmd_run, "measure a spec's plan, one launch per layout, and store every point" },
@@ -19,6 +22,7 @@ const struct command commands[] = {
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
 	{ "recommend", cmd_recommend, "the best configuration per collective and size band, and how to launch it" },
 	{ "baseline", cmd_baseline, "measure Open MPI's own algorithms on the hosts alone (for the rules)" },
+	{ "model", cmd_model, "calibrate from a few launches; predict, check or extrapolate every point" },
 	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
 	{ "plot", cmd_plot, "draw offload efficiency and runtime figures (PNG, SVG) with gnuplot" },
 	{ NULL, NULL, NULL },
@@ -26,7 +30,8 @@ const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fputs("usage: sweetspot [--version] [--help] COMMAND [ARGS]\n\n"
+	fputs("usage: sweetspot [--version] [--help] COMMAND [ARGS]\n"
+	      "       sweetspot help COMMAND\n\n"
 	      "Find how many worker processes to put on SmartNICs (DPUs) or onload\n"
 	      "cores, and how to spread the work among them, by measuring.\n\n"
 	      "Commands:\n", f);
@@ -35,31 +40,44 @@ static void usage(FILE *f)
 	fputs("\n'sweetspot COMMAND --help' describes one command.\n", f);
 }
 
+static const struct command *find_command(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	error("'%s' is not a command; see 'sweetspot --help'", name);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
-	int status;
+	char *help_argv[] = { NULL, "--help", NULL }, **args = argv + 1;
+	int nargs = argc - 1, status;
 
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("sweetspot %s\n", SWEETSPOT_VERSION);
 		return 0;
 	}
-	for (c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[1]))
-			break;
-	if (!c->name) {
-		error("'%s' is not a command; see 'sweetspot --help'", argv[1]);
-		return EXIT_USAGE;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc != 3)) {
+		usage(stdout);
+		return 0;
 	}
-	status = c->fn(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help")) {
+		/* `sweetspot help plan` is `sweetspot plan --help`. */
+		help_argv[0] = argv[2];
+		args = help_argv;
+		nargs = 2;
+	}
+	c = find_command(args[0]);
+	if (!c)
+		return EXIT_USAGE;
+	status = c->fn(nargs, args);
 	/* A full disk or a closed pipe must not pass for success. */
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno != EPIPE)

@@ -6,7 +6,7 @@ LAUNCH_SRC := $(wildcard launch/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
 LIBSWEETSPOT := $(BUILD)/libsweetspot.a
 
-$(LIBSWEETSPOT): $(TUNER_OBJ) $(LAUNCH_OBJ)
+$(LIBSWEETSPOT): $(COMMON_OBJ) $(TUNER_OBJ) $(LAUNCH_OBJ) $(SCHED_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^

@@ -7,6 +7,7 @@
  */
 #include "plan.h"
 
+#include "colls.h"
 #include "error.h"
 #include "parse.h"
 
@@ -40,17 +41,12 @@ int layout_check(const struct spec *s, const struct layout *l, char *err, size_t
 		snprintf(err, errlen, "no workers: there must be at least one (1 <= W < H)");
 		return -1;
 	}
-	/* The paper's two bounds: W <= (H + W) / 2 catches W > H, and W < H
-	 * the one case left, W = H, that DPU-Bench allows but our kernel does
-	 * not (every host rank would have a worker of its own). */
+	/* The paper's bound W <= (H + W) / 2, i.e. W <= H: DPU-Bench allows
+	 * W = H (every host rank with a worker of its own, the paper's 64 on
+	 * 64), and so do we. */
 	if (2ull * l->workers > (unsigned long long)l->hosts + l->workers) {
-		snprintf(err, errlen, "%u workers of %u ranks: at most half of all ranks may be workers (W <= (H + W) / 2)",
+		snprintf(err, errlen, "%u workers of %u ranks: at most half of all ranks may be workers (W <= (H + W) / 2, i.e. W <= H)",
 			 l->workers, layout_ranks(l));
-		return -1;
-	}
-	if (l->workers >= l->hosts) {
-		snprintf(err, errlen, "%u workers for %u host ranks: there must be fewer workers than host ranks (1 <= W < H)",
-			 l->workers, l->hosts);
 		return -1;
 	}
 	if (l->wpn < 1 || l->wpn > placement_cores(s, l->placement)) {
@@ -66,9 +62,63 @@ int layout_check(const struct spec *s, const struct layout *l, char *err, size_t
 	return 0;
 }
 
+/* The values of one axis for a (collective, algorithm) pair: the spec's
+ * when it applies, else the one "does not apply" value. */
+struct axis {
+	size_t n;
+	int applies;
+};
+
+static struct axis axis_of(int applies, size_t n)
+{
+	return (struct axis){ applies ? n : 1, applies };
+}
+
+size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct plan_point *pt, void *data),
+			  void *data)
+{
+	size_t count = 0;
+
+	for (size_t c = 0; c < s->collectives.nr; c++)
+		for (size_t a = 0; a < s->algorithms.nr; a++) {
+			const char *coll = s->collectives.v[c], *alg = s->algorithms.v[a];
+			struct axis dt, op, ch, wi, rx;
+
+			if (!spec_algorithm_applies(coll, alg))
+				continue;
+			dt = axis_of(colls_is_reduction(coll), s->dtypes.nr);
+			op = axis_of(dt.applies, s->ops.nr);
+			ch = axis_of(colls_chunk_applies(coll, alg), s->nchunks);
+			wi = axis_of(ch.applies, s->nwindows);
+			rx = axis_of(colls_radix_applies(alg), s->nradix);
+			for (size_t g = 0; g < s->assignments.nr; g++)
+			for (size_t z = 0; z < s->nsizes; z++)
+			for (size_t d = 0; d < dt.n; d++)
+			for (size_t o = 0; o < op.n; o++) {
+				struct plan_point pt = { coll, alg, s->assignments.v[g], s->sizes[z],
+					dt.applies ? s->dtypes.v[d] : NULL, op.applies ? s->ops.v[o] : NULL,
+					0, 0, 0 };
+
+				if (pt.dtype && !spec_op_applies(pt.dtype, pt.op))
+					continue;
+				for (size_t k = 0; k < ch.n; k++)
+				for (size_t w = 0; w < wi.n; w++)
+				for (size_t r = 0; r < rx.n; r++) {
+					pt.chunk = ch.applies ? s->chunks[k] : 0;
+					pt.window = wi.applies ? s->windows[w] : 0;
+					pt.radix = rx.applies ? s->radix[r] : 0;
+					count++;
+					if (fn && fn(&pt, data))
+						return count;
+				}
+			}
+		}
+	return count;
+}
+
 static size_t points_per_layout(const struct spec *s)
 {
-	return spec_pairs(s) * s->assignments.nr * s->nsizes;
+	return plan_foreach_point(s, NULL, NULL);
 }
 
 static void make_layout(const struct spec *s, enum placement p, unsigned nodes, unsigned w,
@@ -155,6 +205,12 @@ int plan_build(const struct spec *s, struct plan *out)
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (s->nsizes && s->sizes[s->nsizes - 1] > SPEC_MAX_MESSAGE) {
+		free(wpn_used);
+		free(workers_used);
+		return error("%s:%d: 'sweep.sizes': %s is more than the kernel's limit of 1G per message (KOPTS_MAX_BYTES)",
+			     s->path, s->line.sizes, format_size(s->sizes[s->nsizes - 1], err, sizeof(err)));
+	}
 	out->repetitions = s->repetitions;
 	out->layouts = xmalloc(cap * sizeof(*out->layouts));
 	for (size_t pi = 0; pi < s->nplacements; pi++) {
@@ -274,6 +330,27 @@ unsigned layout_worker_nodes(const struct layout *l)
 	return (l->workers + l->wpn - 1) / l->wpn;
 }
 
+unsigned layout_host_count(const struct spec *s, const struct layout *l)
+{
+	size_t nn = s->nodes.nr ? s->nodes.nr : 1;
+	unsigned char *seen = xcalloc(2 * nn, 1);
+	unsigned n = 0;
+
+	/* Names are distinct per node index (host names, then DPU names): a
+	 * bitmap of indices counts them in one pass, for any number of ranks. */
+	for (unsigned r = 0; r < layout_ranks(l); r++) {
+		unsigned node = layout_rank_node(l, r);
+		size_t k = (r < l->hosts || l->placement == PLACEMENT_ONLOAD ? 0 : nn) + node;
+
+		if (node < nn && !seen[k]) {
+			seen[k] = 1;
+			n++;
+		}
+	}
+	free(seen);
+	return n;
+}
+
 const char *layout_rank_host(const struct spec *s, const struct layout *l, unsigned rank)
 {
 	unsigned node = layout_rank_node(l, rank);
@@ -334,6 +411,54 @@ static void push_sizes(const struct spec *s, struct strvec *args)
 	free(buf);
 }
 
+/* Appends n numbers joined by commas. */
+static void push_numbers(struct strvec *args, const uint64_t *v, size_t n)
+{
+	char *buf = xcalloc(n * 24 + 1, 1);
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(buf + len, "%s%" PRIu64, i ? "," : "", v[i]);
+	strvec_push(args, buf);
+	free(buf);
+}
+
+static void push_uints(struct strvec *args, const unsigned *v, size_t n)
+{
+	uint64_t *w = xcalloc(n ? n : 1, sizeof(*w));
+
+	for (size_t i = 0; i < n; i++)
+		w[i] = v[i];
+	push_numbers(args, w, n);
+	free(w);
+}
+
+/* --dtype/--op, --chunk/--window and --radix, each only where some
+ * (collective, algorithm) of the spec uses it, so that a sweep without
+ * reductions or schedules runs the kernel with the arguments it always had. */
+static void push_axes(const struct spec *s, struct strvec *args)
+{
+	int reduction, pipelined, knomial;
+
+	spec_axes_apply(s, &reduction, &pipelined, &knomial);
+	if (reduction) {
+		strvec_push(args, "--dtype");
+		push_joined(args, &s->dtypes);
+		strvec_push(args, "--op");
+		push_joined(args, &s->ops);
+	}
+	if (pipelined) {
+		strvec_push(args, "--chunk");
+		push_numbers(args, s->chunks, s->nchunks);
+		strvec_push(args, "--window");
+		push_uints(args, s->windows, s->nwindows);
+	}
+	if (knomial) {
+		strvec_push(args, "--radix");
+		push_uints(args, s->radix, s->nradix);
+	}
+}
+
 void layout_kernel_args(const struct spec *s, const struct layout *l, struct strvec *args)
 {
 	strvec_push(args, "-w");
@@ -346,6 +471,7 @@ void layout_kernel_args(const struct spec *s, const struct layout *l, struct str
 	push_joined(args, &s->algorithms);
 	strvec_push(args, "-A");
 	push_joined(args, &s->assignments);
+	push_axes(s, args);
 	strvec_push(args, "-i");
 	strvec_pushf(args, "%u", s->iterations);
 	strvec_push(args, "-x");

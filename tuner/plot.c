@@ -1,13 +1,20 @@
 /*
- * tuner/plot.c: the figures of plot.h. Repetitions are averaged per layout
- * first; at each worker count the layout (WPN, placement) with the highest
- * mean OE stands for it, as a person reading "OE against workers" expects.
+ * tuner/plot.c: the figures of plot.h. Every stored point is one launch's
+ * value (the launch-level sample); per configuration (collective,
+ * algorithm, assignment, layout, size) the launches are summarised with
+ * stats_summarize(): the median of oe_measured and its 95% CI of the median
+ * from order statistics (min-max when there are too few launches), drawn as
+ * error bars; the reference time with its min-max across launches, drawn
+ * as a band. Where a figure has one line per size or WPN, the layout with
+ * the highest median OE at each worker count stands for it.
  */
 #include "plot.h"
+#include "verdict.h"
 
 #include "child.h"
 #include "error.h"
 #include "parse.h"
+#include "stats.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -20,33 +27,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* One (series, size, workers) cell: the best layout's means. */
-struct cell {
-	double oe, ref, comm;
-	unsigned n;	/* repetitions behind the means; 0: empty */
+#define PLOT_CONF 0.95
+
+/* A median with its interval: the CI for OE and comm, min-max for ref. */
+struct band {
+	double mid, lo, hi;
+	int ok;
 };
 
-/* Mean of one layout of one group. */
-struct lacc {
+/* One configuration and the summary of its launches. */
+struct conf {
+	const struct store_point *p;	/* its first launch's point */
+	struct band oe, ref, comm;
+	int in_set;		/* in its decision's indifference set (verdict.h) */
+};
+
+/* The configurations of one collective, algorithm and assignment. */
+struct group {
 	const struct store_point *p;
-	unsigned n;
-	double oe, ref, comm;
-};
-
-struct series {
-	const char *collective, *algorithm, *assignment;
-	uint64_t *sizes;
-	size_t nsizes;
-	unsigned *workers;
+	struct conf *confs;
+	size_t nconfs;
+	unsigned workers[256];
 	size_t nworkers;
-	struct cell *cells;	/* nsizes x nworkers */
+	uint64_t sizes[64];
+	size_t nsizes;
+	unsigned wpns[64];
+	size_t nwpns;
+	int has_dpu, has_onload, ppn, most_onload_wpn;
 };
 
-static int same_series(const struct store_point *a, const struct series *s)
-{
-	return !strcmp(a->collective, s->collective) && !strcmp(a->algorithm, s->algorithm) &&
-	       !strcmp(a->assignment, s->assignment);
-}
+/* One line of a figure: its column name, its legend, a conf per worker count. */
+struct line {
+	char key[64], title[128];
+	const struct conf *cell[256];
+};
 
 static int is_offload(const struct store_point *p)
 {
@@ -54,21 +68,181 @@ static int is_offload(const struct store_point *p)
 	       p->workers > 0 && p->layout && *p->layout;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sort order: group (collective, algorithm, assignment), then layout, size. */
+static int cmp_point(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct store_point *x = *(const struct store_point *const *)a;
+	const struct store_point *y = *(const struct store_point *const *)b;
+	int c;
 
-	return x < y ? -1 : x > y;
+	if ((c = strcmp(x->collective, y->collective)) || (c = strcmp(x->algorithm, y->algorithm)) ||
+	    (c = strcmp(x->assignment, y->assignment)) || (c = strcmp(x->layout, y->layout)))
+		return c;
+	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
-static int cmp_uns(const void *a, const void *b)
+static int same_group(const struct store_point *x, const struct store_point *y)
 {
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
+	return !strcmp(x->collective, y->collective) && !strcmp(x->algorithm, y->algorithm) &&
+	       !strcmp(x->assignment, y->assignment);
 }
 
-/* A file name part: letters, digits, '-' and '_' only. */
+/* The median and its CI (ci) or min-max (!ci) of the finite values. */
+static struct band summarize(const double *x, size_t n, int ci)
+{
+	struct stats_summary s;
+	struct band b = { NAN, NAN, NAN, 0 };
+	double *v = xcalloc(n + 1, sizeof(*v));
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			v[m++] = x[i];
+	if (m && !stats_summarize(v, m, PLOT_CONF, 1, &s)) {
+		b.mid = s.median;
+		b.lo = ci ? s.ci_lo : s.min;
+		b.hi = ci ? s.ci_hi : s.max;
+		b.ok = 1;
+		stats_summary_free(&s);
+	}
+	free(v);
+	return b;
+}
+
+/* Summarises the launches pts[0..n-1] of one configuration into *c. */
+static void summarize_conf(const struct store_point *const *pts, size_t n, struct conf *c)
+{
+	double *oe = xcalloc(n, sizeof(double)), *ref = xcalloc(n, sizeof(double));
+	double *comm = xcalloc(n, sizeof(double));
+
+	for (size_t i = 0; i < n; i++) {
+		oe[i] = pts[i]->oe_measured;
+		ref[i] = pts[i]->ref_us;
+		comm[i] = pts[i]->comm_us;
+	}
+	c->p = pts[0];
+	c->oe = summarize(oe, n, 1);
+	c->ref = summarize(ref, n, 0);
+	c->comm = summarize(comm, n, 1);
+	free(oe);
+	free(ref);
+	free(comm);
+}
+
+/* Adds v to the ascending set a[0..*n-1] of at most max. */
+static void add_uns(unsigned *a, size_t *n, size_t max, unsigned v)
+{
+	size_t i = 0;
+
+	while (i < *n && a[i] < v)
+		i++;
+	if ((i < *n && a[i] == v) || *n == max)
+		return;
+	memmove(a + i + 1, a + i, (*n - i) * sizeof(*a));
+	a[i] = v;
+	(*n)++;
+}
+
+static void add_u64(uint64_t *a, size_t *n, size_t max, uint64_t v)
+{
+	size_t i = 0;
+
+	while (i < *n && a[i] < v)
+		i++;
+	if ((i < *n && a[i] == v) || *n == max)
+		return;
+	memmove(a + i + 1, a + i, (*n - i) * sizeof(*a));
+	a[i] = v;
+	(*n)++;
+}
+
+static void group_add(struct group *g, const struct store_point *const *run, size_t n)
+{
+	struct conf *c;
+	const struct store_point *p = run[0];
+	int onload = p->placement && !strcmp(p->placement, "onload");
+
+	g->confs = xrealloc(g->confs, (g->nconfs + 1) * sizeof(*g->confs));
+	c = &g->confs[g->nconfs++];
+	memset(c, 0, sizeof(*c));
+	summarize_conf(run, n, c);
+	add_uns(g->workers, &g->nworkers, 256, (unsigned)p->workers);
+	add_u64(g->sizes, &g->nsizes, 64, p->bytes);
+	if (p->wpn > 0)
+		add_uns(g->wpns, &g->nwpns, 64, (unsigned)p->wpn);
+	g->has_dpu |= !onload;
+	g->has_onload |= onload;
+	if (p->ppn > g->ppn)
+		g->ppn = p->ppn;
+	if (onload && p->wpn > g->most_onload_wpn)
+		g->most_onload_wpn = p->wpn;
+}
+
+/* The groups of the offloaded points, each with its configurations. */
+static size_t build_groups(const struct store_point *pts, size_t n, struct group **out)
+{
+	const struct store_point **v = xcalloc(n + 1, sizeof(*v));
+	struct group *g = xcalloc(n + 1, sizeof(*g));
+	size_t m = 0, ng = 0, i, j;
+
+	for (i = 0; i < n; i++)
+		if (is_offload(&pts[i]))
+			v[m++] = &pts[i];
+	qsort(v, m, sizeof(*v), cmp_point);
+	for (i = 0; i < m; i = j) {
+		for (j = i + 1; j < m && !cmp_point(&v[i], &v[j]); j++)
+			;
+		if (!ng || !same_group(g[ng - 1].p, v[i])) {
+			g[ng].p = v[i];
+			g[ng].ppn = -1;
+			ng++;
+		}
+		group_add(&g[ng - 1], v + i, j - i);
+	}
+	free(v);
+	*out = g;
+	return ng;
+}
+
+static void free_groups(struct group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].confs);
+	free(g);
+}
+
+/* Fills line l with the best conf (highest median OE) at each worker count
+ * among the group's confs of size bytes, WPN wpn (0: any), placement and
+ * algorithm (NULL: any). Returns how many cells it filled. */
+static size_t pick(const struct group *g, uint64_t bytes, int wpn, const char *placement,
+		   const char *algorithm, struct line *l)
+{
+	size_t filled = 0;
+
+	memset(l->cell, 0, sizeof(l->cell));
+	for (size_t i = 0; i < g->nconfs; i++) {
+		const struct conf *c = &g->confs[i];
+		size_t w;
+
+		if (c->p->bytes != bytes || (wpn && c->p->wpn != wpn) ||
+		    (placement && (!c->p->placement || strcmp(c->p->placement, placement))) ||
+		    (algorithm && strcmp(c->p->algorithm, algorithm)) || !c->oe.ok)
+			continue;
+		for (w = 0; w < g->nworkers && g->workers[w] != (unsigned)c->p->workers; w++)
+			;
+		if (w == g->nworkers)
+			continue;	/* past the 256 worker counts a figure shows */
+		if (!l->cell[w]) {
+			filled++;
+			l->cell[w] = c;
+		} else if (c->oe.mid > l->cell[w]->oe.mid) {
+			l->cell[w] = c;
+		}
+	}
+	return filled;
+}
+
+/* A file name part: letters, digits and '-' kept, the rest '_'. */
 static void safe_name(char *dst, size_t n, const char *src)
 {
 	size_t i;
@@ -82,204 +256,329 @@ static void safe_name(char *dst, size_t n, const char *src)
 	dst[i] = '\0';
 }
 
-static size_t build_series(const struct store_point *pts, size_t n, struct series **out)
+static void put_val(FILE *f, double v)
 {
-	struct series *s = xcalloc(n + 1, sizeof(*s));
-	struct lacc *acc = xcalloc(n + 1, sizeof(*acc));
-	size_t ns = 0, na = 0, i, j;
-
-	/* Layout means. */
-	for (i = 0; i < n; i++) {
-		const struct store_point *p = &pts[i];
-
-		if (!is_offload(p))
-			continue;
-		for (j = 0; j < na; j++)
-			if (acc[j].p->bytes == p->bytes && !strcmp(acc[j].p->layout, p->layout) &&
-			    !strcmp(acc[j].p->collective, p->collective) &&
-			    !strcmp(acc[j].p->algorithm, p->algorithm) &&
-			    !strcmp(acc[j].p->assignment, p->assignment))
-				break;
-		if (j == na)
-			acc[na++].p = p;
-		acc[j].n++;
-		acc[j].oe += p->oe_measured;
-		acc[j].ref += p->ref_us;
-		acc[j].comm += p->comm_us;
-	}
-	/* Series and their axes. */
-	for (i = 0; i < na; i++) {
-		const struct store_point *p = acc[i].p;
-		struct series *x = NULL;
-
-		for (j = 0; j < ns; j++)
-			if (same_series(p, &s[j]))
-				x = &s[j];
-		if (!x) {
-			x = &s[ns++];
-			x->collective = p->collective;
-			x->algorithm = p->algorithm;
-			x->assignment = p->assignment;
-			x->sizes = xcalloc(na, sizeof(uint64_t));
-			x->workers = xcalloc(na, sizeof(unsigned));
-		}
-		for (j = 0; j < x->nsizes && x->sizes[j] != p->bytes; j++)
-			;
-		if (j == x->nsizes)
-			x->sizes[x->nsizes++] = p->bytes;
-		for (j = 0; j < x->nworkers && x->workers[j] != (unsigned)p->workers; j++)
-			;
-		if (j == x->nworkers)
-			x->workers[x->nworkers++] = (unsigned)p->workers;
-	}
-	for (i = 0; i < ns; i++) {
-		qsort(s[i].sizes, s[i].nsizes, sizeof(uint64_t), cmp_u64);
-		qsort(s[i].workers, s[i].nworkers, sizeof(unsigned), cmp_uns);
-		s[i].cells = xcalloc(s[i].nsizes * s[i].nworkers + 1, sizeof(struct cell));
-	}
-	/* The best layout per (size, workers). */
-	for (i = 0; i < na; i++) {
-		const struct store_point *p = acc[i].p;
-		double oe = acc[i].oe / acc[i].n;
-
-		for (j = 0; j < ns; j++) {
-			size_t a, b;
-			struct cell *c;
-
-			if (!same_series(p, &s[j]))
-				continue;
-			for (a = 0; s[j].sizes[a] != p->bytes; a++)
-				;
-			for (b = 0; s[j].workers[b] != (unsigned)p->workers; b++)
-				;
-			c = &s[j].cells[a * s[j].nworkers + b];
-			if (!c->n || oe > c->oe) {
-				c->oe = oe;
-				c->ref = acc[i].ref / acc[i].n;
-				c->comm = acc[i].comm / acc[i].n;
-				c->n = acc[i].n;
-			}
-		}
-	}
-	free(acc);
-	*out = s;
-	return ns;
-}
-
-static void free_series(struct series *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(s[i].sizes);
-		free(s[i].workers);
-		free(s[i].cells);
-	}
-	free(s);
-}
-
-static void put_val(FILE *f, double v, int ok)
-{
-	if (ok && isfinite(v))
+	if (isfinite(v))
 		fprintf(f, " %.4f", v);
 	else
 		fputs(" ?", f);
 }
 
-/* Writes name.dat and appends the plot of both terminals to the script;
- * nothing when the series has no value of that kind. */
-static int write_figure(const char *tmp, const struct series *s, FILE *gp, int runtime)
+/* One figure: kind, name stem and the lines drawn. */
+enum fig_kind { FIG_OE, FIG_RUNTIME };
+
+struct figure {
+	enum fig_kind kind;
+	char name[256];
+	char title[256];
+	struct line *lines;
+	size_t nlines;
+	const struct group *g;
+};
+
+/* name.dat: "workers", then per line the median and its interval of OE
+ * (oe@K oe_lo@K oe_hi@K), or of the reference (ref_us@K ref_min@K
+ * ref_max@K, min-max across launches) and the offloaded communication
+ * (comm_us@K comm_lo@K comm_hi@K, its CI). */
+static int write_dat(const char *tmp, const struct figure *fg)
 {
-	char c[64], a[64], g[64], name[256], sz[32], *path;
-	FILE *f;
-	size_t i, k;
-	int any = 0, ret;
+	char *path = xasprintf("%s/%s.dat", tmp, fg->name);
+	FILE *f = fopen(path, "w");
+	int ret = 0;
 
-	for (i = 0; i < s->nsizes * s->nworkers; i++)
-		any |= s->cells[i].n && (runtime ? isfinite(s->cells[i].ref) && isfinite(s->cells[i].comm)
-					       : isfinite(s->cells[i].oe));
-	if (!any)
-		return 0;	/* e.g. a replay table has no times to draw */
-	ret = 1;
-
-	safe_name(c, sizeof(c), s->collective);
-	safe_name(a, sizeof(a), s->algorithm);
-	safe_name(g, sizeof(g), s->assignment);
-	snprintf(name, sizeof(name), "%s-%s-%s-%s", runtime ? "runtime" : "oe", c, a, g);
-	path = xasprintf("%s/%s.dat", tmp, name);
-	f = fopen(path, "w");
 	if (!f) {
-		error("cannot write %s: %s", path, strerror(errno));
+		ret = error("cannot write %s: %s", path, strerror(errno));
 		free(path);
-		return -1;
+		return ret;
 	}
 	fprintf(f, "# workers");
-	for (k = 0; k < s->nsizes; k++)
-		fprintf(f, runtime ? " ref_us@%s comm_us@%s" : " oe_measured@%s",
-			format_size(s->sizes[k], sz, sizeof(sz)), sz);
-	fputc('\n', f);
-	for (i = 0; i < s->nworkers; i++) {
-		fprintf(f, "%u", s->workers[i]);
-		for (k = 0; k < s->nsizes; k++) {
-			const struct cell *x = &s->cells[k * s->nworkers + i];
+	for (size_t k = 0; k < fg->nlines; k++) {
+		const char *key = fg->lines[k].key;
 
-			if (runtime) {
-				put_val(f, x->ref, x->n);
-				put_val(f, x->comm, x->n);
-			} else {
-				put_val(f, x->oe, x->n);
+		if (fg->kind == FIG_OE)
+			fprintf(f, " oe@%s oe_lo@%s oe_hi@%s set@%s", key, key, key, key);
+		else
+			fprintf(f, " ref_us@%s ref_min@%s ref_max@%s comm_us@%s comm_lo@%s comm_hi@%s",
+				key, key, key, key, key, key);
+	}
+	fputc('\n', f);
+	for (size_t w = 0; w < fg->g->nworkers; w++) {
+		fprintf(f, "%u", fg->g->workers[w]);
+		for (size_t k = 0; k < fg->nlines; k++) {
+			const struct conf *c = fg->lines[k].cell[w];
+			const struct band nob = { NAN, NAN, NAN, 0 };
+			const struct band *b[3] = { c ? &c->oe : &nob, c ? &c->ref : &nob,
+						    c ? &c->comm : &nob };
+
+			for (int i = fg->kind == FIG_OE ? 0 : 1; i < (fg->kind == FIG_OE ? 1 : 3); i++) {
+				put_val(f, b[i]->mid);
+				put_val(f, b[i]->lo);
+				put_val(f, b[i]->hi);
 			}
+			if (fg->kind == FIG_OE)
+				fprintf(f, " %d", c && c->in_set);
 		}
 		fputc('\n', f);
 	}
-	if (fclose(f)) {
-		error("cannot write %s: %s", path, strerror(errno));
-		free(path);
-		return -1;
-	}
+	if (fclose(f))
+		ret = error("cannot write %s: %s", path, strerror(errno));
 	free(path);
+	return ret;
+}
 
-	fprintf(gp, "\nset title \"%s (%s, %s assignment): %s\" noenhanced\n", s->collective,
-		s->algorithm, s->assignment, runtime ?
-		"reference (hosts alone) vs offloaded communication" :
-		"offload efficiency, best WPN at each worker count");
-	fprintf(gp, "set xlabel 'workers'\n");
-	if (s->nworkers > 1 && s->workers[s->nworkers - 1] >= 4 * s->workers[0])
+/* The axes of a figure in the gnuplot script. */
+static void put_axes(FILE *gp, const struct figure *fg)
+{
+	const struct group *g = fg->g;
+	size_t i, k;
+
+	fprintf(gp, "\nset title \"%s\" noenhanced\nset xlabel 'workers'\n", fg->title);
+	if (g->nworkers > 1 && g->workers[g->nworkers - 1] >= 4 * g->workers[0])
 		fprintf(gp, "set logscale x 2\n");
 	else
 		fprintf(gp, "unset logscale x\n");
-	if (runtime)
+	if (fg->kind == FIG_RUNTIME)
 		fprintf(gp, "set ylabel 'time per call (us)'\nset logscale y\nset autoscale y\n"
 			"set key outside right\n");
 	else
-		fprintf(gp, "set ylabel 'oe\\_measured (%%)'\nunset logscale y\nset yrange [0:105]\n"
-			"set key bottom right\n");
+		fprintf(gp, "set ylabel 'oe\\_measured (%%), median and 95%% CI'\nunset logscale y\n"
+			"set yrange [0:105]\nset key bottom right\n");
 	/* Every worker count as a tic, unless there are too many to read. */
 	fprintf(gp, "set xtics (");
-	for (i = 0, k = 0; i < s->nworkers; i++) {
-		unsigned w = s->workers[i];
+	for (i = 0, k = 0; i < g->nworkers; i++) {
+		unsigned w = g->workers[i];
 
-		if (s->nworkers > 12 && (w & (w - 1)) && i + 1 < s->nworkers)
+		if (g->nworkers > 12 && (w & (w - 1)) && i + 1 < g->nworkers)
 			continue;
 		fprintf(gp, "%s\"%u\" %u", k++ ? ", " : "", w, w);
 	}
 	fprintf(gp, ")\n");
+}
+
+/* The plot command of a figure: OE with error bars per line; or the
+ * reference as a line in its min-max band and the offloaded communication
+ * with error bars. Columns as write_dat() writes them. */
+static void put_plot(FILE *gp, const struct figure *fg)
+{
+	for (size_t k = 0; k < fg->nlines; k++) {
+		const char *t = fg->lines[k].title;
+		size_t lc = k + 1;
+
+		if (fg->kind == FIG_OE) {
+			size_t c = 2 + 4 * k;
+
+			/* A ring around each configuration of the indifference set. */
+			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorbars lc %zu pt 7 notitle,"
+				" '' using 1:%zu with lines lw 2 lc %zu title '%s',"
+				" '' using 1:($%zu > 0 ? $%zu : 1/0) with points pt 6 ps 2.5 lc %zu %s",
+				k ? "," : "", fg->name, c, c + 1, c + 2, lc, c, lc, t, c + 3, c, lc,
+				k ? "notitle" : "title 'not significantly worse than the best (the set)'");
+		} else {
+			size_t c = 2 + 6 * k;
+
+			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu with filledcurves fs transparent solid 0.15 "
+				"noborder lc %zu title 'reference %s, min-max',"
+				" '' using 1:%zu with lines dt 2 lc %zu title 'reference %s',"
+				" '' using 1:%zu:%zu:%zu with yerrorlines pt 7 lc %zu "
+				"title 'offloaded comm %s, 95%% CI'", k ? "," : "", fg->name, c + 1, c + 2,
+				lc, t, c, lc, t, c + 3, c + 4, c + 5, lc, t);
+		}
+	}
+	fputc('\n', gp);
+}
+
+/* Writes the figure's data and its drawing in both terminals. */
+static int put_figure(const char *tmp, FILE *gp, const struct figure *fg)
+{
+	if (write_dat(tmp, fg))
+		return -1;
+	put_axes(gp, fg);
 	for (int t = 0; t < 2; t++) {
 		fprintf(gp, t ? "set terminal svg size 900,540 dynamic font 'sans,11'\n"
 			      : "set terminal pngcairo size 900,540 font 'sans,10'\n");
-		fprintf(gp, "set output '%s.%s'\nplot", name, t ? "svg" : "png");
-		for (k = 0; k < s->nsizes; k++) {
-			format_size(s->sizes[k], sz, sizeof(sz));
-			if (runtime)
-				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints dt 2 lc %zu pt 6 "
-					"title 'reference %s', '' using 1:%zu with linespoints dt 1 lc %zu "
-					"pt 7 title 'offloaded comm %s'", k ? "," : "", name, 2 + 2 * k,
-					k + 1, sz, 3 + 2 * k, k + 1, sz);
-			else
-				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints lw 2 pt 7 title '%s'",
-					k ? "," : "", name, 2 + k, sz);
-		}
-		fprintf(gp, "\nunset output\n");
+		fprintf(gp, "set output '%s.%s'\nplot", fg->name, t ? "svg" : "png");
+		put_plot(gp, fg);
+		fprintf(gp, "unset output\n");
 	}
+	return 0;
+}
+
+/* The figure's name (kind-collective-algorithm-assignment) and title. */
+static void name_figure(struct figure *fg, const char *kind, const char *what)
+{
+	const struct store_point *p = fg->g->p;
+	char c[64], a[64], s[64];
+
+	safe_name(c, sizeof(c), p->collective);
+	safe_name(a, sizeof(a), p->algorithm);
+	safe_name(s, sizeof(s), p->assignment);
+	snprintf(fg->name, sizeof(fg->name), "%s-%s-%s-%s", kind, c, a, s);
+	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment): %s", p->collective,
+		 p->algorithm, p->assignment, what);
+}
+
+/* OE and runtime against workers, one line per size (best layout each). */
+static int size_figures(const char *tmp, FILE *gp, const struct group *g)
+{
+	struct figure fg = { FIG_OE, "", "", xcalloc(g->nsizes, sizeof(struct line)), 0, g };
+	int figs = 0, times = 0;
+	char sz[32];
+
+	for (size_t k = 0; k < g->nsizes; k++) {
+		struct line *l = &fg.lines[fg.nlines];
+
+		if (!pick(g, g->sizes[k], 0, NULL, NULL, l))
+			continue;
+		format_size(g->sizes[k], sz, sizeof(sz));
+		snprintf(l->key, sizeof(l->key), "%s", sz);
+		snprintf(l->title, sizeof(l->title), "%s", sz);
+		for (size_t w = 0; w < g->nworkers; w++)
+			times |= l->cell[w] && l->cell[w]->ref.ok && l->cell[w]->comm.ok;
+		fg.nlines++;
+	}
+	name_figure(&fg, "oe", "offload efficiency, best WPN and placement at each worker count");
+	if (fg.nlines && put_figure(tmp, gp, &fg) == 0)
+		figs++;
+	else if (fg.nlines)
+		figs = -1;
+	if (figs > 0 && times) {	/* a replay table has no times to draw */
+		fg.kind = FIG_RUNTIME;
+		name_figure(&fg, "runtime", "reference (hosts alone) vs offloaded communication");
+		figs = put_figure(tmp, gp, &fg) ? -1 : figs + 1;
+	}
+	free(fg.lines);
+	return figs;
+}
+
+/* OE against workers at the largest size, one line per WPN. */
+static int wpn_figure(const char *tmp, FILE *gp, const struct group *g)
+{
+	struct figure fg = { FIG_OE, "", "", xcalloc(g->nwpns + 1, sizeof(struct line)), 0, g };
+	uint64_t bytes = g->sizes[g->nsizes - 1];
+	char sz[32], what[128];
+	int ret = 0;
+
+	for (size_t k = 0; k < g->nwpns; k++) {
+		struct line *l = &fg.lines[fg.nlines];
+
+		if (!pick(g, bytes, (int)g->wpns[k], NULL, NULL, l))
+			continue;
+		snprintf(l->key, sizeof(l->key), "wpn%u", g->wpns[k]);
+		snprintf(l->title, sizeof(l->title), "WPN %u", g->wpns[k]);
+		fg.nlines++;
+	}
+	snprintf(what, sizeof(what), "offload efficiency per WPN at %s",
+		 format_size(bytes, sz, sizeof(sz)));
+	name_figure(&fg, "wpn", what);
+	if (fg.nlines)
+		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
+	free(fg.lines);
 	return ret;
+}
+
+/* DPU against onload at the largest size, when both were measured: DPU
+ * workers (best WPN) leave every core of a node to the application, onload
+ * workers take WPN of them. A node's cores are taken as its host ranks plus
+ * the most onload workers put on it. */
+static int placement_figure(const char *tmp, FILE *gp, const struct group *g)
+{
+	struct figure fg = { FIG_OE, "", "", xcalloc(g->nwpns + 2, sizeof(struct line)), 0, g };
+	uint64_t bytes = g->sizes[g->nsizes - 1];
+	int cores = g->ppn > 0 ? g->ppn + g->most_onload_wpn : -1, ret = 0;
+	char sz[32], what[128];
+	struct line *l = &fg.lines[0];
+
+	if (!g->has_dpu || !g->has_onload)
+		goto out;
+	if (pick(g, bytes, 0, "dpu", NULL, l)) {
+		snprintf(l->key, sizeof(l->key), "dpu");
+		if (cores > 0)
+			snprintf(l->title, sizeof(l->title), "DPU: the application keeps all %d cores/node", cores);
+		else
+			snprintf(l->title, sizeof(l->title), "DPU: the application keeps every core");
+		fg.nlines++;
+	}
+	for (size_t k = 0; k < g->nwpns; k++) {
+		unsigned w = g->wpns[k];
+
+		l = &fg.lines[fg.nlines];
+		if (!pick(g, bytes, (int)w, "onload", NULL, l))
+			continue;
+		snprintf(l->key, sizeof(l->key), "onload-wpn%u", w);
+		if (cores > 0)
+			snprintf(l->title, sizeof(l->title), "onload WPN %u: the application keeps %d of %d cores/node",
+				 w, cores - (int)w, cores);
+		else
+			snprintf(l->title, sizeof(l->title), "onload WPN %u: %u cores/node taken from the application",
+				 w, w);
+		fg.nlines++;
+	}
+	snprintf(what, sizeof(what), "DPU vs onload at %s", format_size(bytes, sz, sizeof(sz)));
+	name_figure(&fg, "placement", what);
+	if (fg.nlines > 1)
+		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
+out:
+	free(fg.lines);
+	return ret;
+}
+
+/* The configurations of every group of one collective, g[0..n-1], in one
+ * group (algorithm and assignment those of the first); the caller frees
+ * its confs (the summaries are copied, their points borrowed). */
+static struct group merge_groups(const struct group *g, size_t n)
+{
+	struct group m = { g[0].p, NULL, 0, { 0 }, 0, { 0 }, 0, { 0 }, 0, 0, 0, -1, 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		m.confs = xrealloc(m.confs, (m.nconfs + g[i].nconfs + 1) * sizeof(*m.confs));
+		memcpy(m.confs + m.nconfs, g[i].confs, g[i].nconfs * sizeof(*m.confs));
+		m.nconfs += g[i].nconfs;
+		for (size_t k = 0; k < g[i].nworkers; k++)
+			add_uns(m.workers, &m.nworkers, 256, g[i].workers[k]);
+		for (size_t k = 0; k < g[i].nsizes; k++)
+			add_u64(m.sizes, &m.nsizes, 64, g[i].sizes[k]);
+	}
+	return m;
+}
+
+/* OE against workers for one collective (groups g[0..n-1]) at each size,
+ * one line per algorithm or schedule (the best assignment and layout at
+ * each worker count), when the run holds two or more of them. Returns the
+ * figures drawn, or -1. */
+static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_t n)
+{
+	struct group m = merge_groups(g, n);
+	struct figure fg = { FIG_OE, "", "", xcalloc(n + 1, sizeof(struct line)), 0, &m };
+	int figs = 0;
+	char c[64], sz[32], a[64];
+
+	safe_name(c, sizeof(c), m.p->collective);
+	for (size_t k = 0; k < m.nsizes && figs >= 0; k++) {
+		fg.nlines = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct line *l = &fg.lines[fg.nlines];
+
+			/* Groups are sorted by algorithm: one line per name. */
+			if (i && !strcmp(g[i].p->algorithm, g[i - 1].p->algorithm))
+				continue;
+			if (!pick(&m, m.sizes[k], 0, NULL, g[i].p->algorithm, l))
+				continue;
+			safe_name(a, sizeof(a), g[i].p->algorithm);
+			snprintf(l->key, sizeof(l->key), "%s", a);
+			snprintf(l->title, sizeof(l->title), "%s", g[i].p->algorithm);
+			fg.nlines++;
+		}
+		if (fg.nlines < 2)
+			continue;
+		format_size(m.sizes[k], sz, sizeof(sz));
+		snprintf(fg.name, sizeof(fg.name), "sched-%s-%s", c, sz);
+		snprintf(fg.title, sizeof(fg.title), "%s at %s: offload efficiency per algorithm/schedule, "
+			 "best assignment and layout at each worker count", m.p->collective, sz);
+		figs = put_figure(tmp, gp, &fg) ? -1 : figs + 1;
+	}
+	free(fg.lines);
+	free(m.confs);
+	return figs;
 }
 
 static int remove_tmp(const char *tmp)
@@ -327,10 +626,40 @@ static int move_all(const char *tmp, const char *dir)
 	return ret;
 }
 
+/* Marks every configuration that is in its decision's indifference set, as
+ * recommend decides it from the same points (verdict.h). */
+static void mark_sets(const struct store_point *pts, size_t n, struct group *g, size_t ng)
+{
+	struct verdict_params vp = VERDICT_PARAMS_INIT;
+	struct verdicts v;
+
+	if (verdicts_from_points(pts, n, &vp, &v))
+		return;
+	for (size_t i = 0; i < ng; i++)
+		for (size_t c = 0; c < g[i].nconfs; c++) {
+			const struct store_point *p = g[i].confs[c].p;
+
+			for (size_t d = 0; d < v.noff; d++) {
+				const struct offload_verdict *o = &v.off[d];
+
+				if (o->bytes != p->bytes || strcmp(o->collective, p->collective) ||
+				    strcmp(o->dtype ? o->dtype : "", p->dtype ? p->dtype : "") ||
+				    strcmp(o->op ? o->op : "", p->op ? p->op : ""))
+					continue;
+				for (size_t k = 0; k < o->nindifferent; k++)
+					if (!strcmp(o->indifferent[k].layout, p->layout) &&
+					    !strcmp(o->indifferent[k].algorithm, p->algorithm) &&
+					    !strcmp(o->indifferent[k].assignment, p->assignment))
+						g[i].confs[c].in_set = 1;
+			}
+		}
+	verdicts_release(&v);
+}
+
 int plot_write(const struct store_point *pts, size_t n, const char *dir)
 {
-	struct series *s;
-	size_t ns = build_series(pts, n, &s), i;
+	struct group *g;
+	size_t ng = build_groups(pts, n, &g), i, j;
 	char *tmp = NULL, *script = NULL, *log = NULL;
 	struct strvec av = STRVEC_INIT;
 	struct launch_child c = { 0 };
@@ -338,10 +667,11 @@ int plot_write(const struct store_point *pts, size_t n, const char *dir)
 	FILE *gp = NULL;
 	int ret = -1, figs = 0;
 
-	if (!ns) {
+	if (!ng) {
 		error("no valid offloaded measurement to plot");
 		goto out;
 	}
+	mark_sets(pts, n, g, ng);
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		error("cannot create %s: %s", dir, strerror(errno));
 		goto out;
@@ -361,14 +691,28 @@ int plot_write(const struct store_point *pts, size_t n, const char *dir)
 	}
 	fprintf(gp, "# sweetspot plot: run 'gnuplot figures.gp' in this folder to redraw.\n"
 		"set datafile missing '?'\nset grid\n");
-	for (i = 0; i < ns; i++)
-		for (int rt = 0; rt < 2; rt++) {
-			int w = write_figure(tmp, &s[i], gp, rt);
+	for (i = 0; i < ng; i++) {
+		int (*const draw[])(const char *, FILE *, const struct group *) = {
+			size_figures, wpn_figure, placement_figure,
+		};
+
+		for (size_t d = 0; d < sizeof(draw) / sizeof(draw[0]); d++) {
+			int w = draw[d](tmp, gp, &g[i]);
 
 			if (w < 0)
 				goto out;
 			figs += w;
 		}
+	}
+	for (i = 0; i < ng; i = j) {
+		int w;
+
+		for (j = i + 1; j < ng && !strcmp(g[j].p->collective, g[i].p->collective); j++)
+			;
+		if ((w = sched_figures(tmp, gp, g + i, j - i)) < 0)
+			goto out;
+		figs += w;
+	}
 	if (fclose(gp)) {
 		gp = NULL;
 		error("cannot write %s: %s", script, strerror(errno));
@@ -405,6 +749,6 @@ out:
 	free(script);
 	free(log);
 	strvec_clear(&av);
-	free_series(s, ns);
+	free_groups(g, ng);
 	return ret;
 }

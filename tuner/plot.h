@@ -4,8 +4,9 @@
  * and assignment: offload efficiency against the number of workers, one
  * line per message size (the best WPN and placement at each worker count),
  * and the runtimes of the reference (hosts alone) against the offloaded
- * communication. Each figure comes as PNG and SVG, with its data and
- * script beside it so that it can be redrawn.
+ * communication; per collective and size, one line per algorithm or
+ * schedule when there are several. Each figure comes as PNG and SVG, with
+ * its data and script beside it so that it can be redrawn.
  */
 #ifndef SWEETSPOT_PLOT_H
 #define SWEETSPOT_PLOT_H

@@ -1,11 +1,15 @@
 /*
- * tuner/recommend.c: decisions of recommend.h, computed from stored points.
- * Repetitions are averaged first (per layout and group, or per algorithm),
- * then compared, so that one lucky repetition does not decide.
+ * tuner/recommend.c: decisions of recommend.h, computed from stored points
+ * through verdict.c: launch-level samples, medians with their CIs, the
+ * Mann-Whitney test against the leader, the indifference set and its
+ * cheapest member, so that one lucky repetition does not decide.
  */
 #include "recommend.h"
 
+#include "colls.h"
 #include "error.h"
+#include "record.h"
+#include "verdict.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -18,23 +22,6 @@
 #include <string.h>
 
 #define TIE_EPS 1e-9
-
-/* Accumulated repetitions of one offloaded (layout, group). */
-struct acc {
-	const struct store_point *p;	/* the first point seen */
-	unsigned n;
-	double oe, min, max, total, ref, compute;
-};
-
-/* Accumulated repetitions of one Open MPI (collective, ranks, size, alg). */
-struct macc {
-	const char *collective;
-	unsigned ranks;
-	uint64_t bytes;
-	int alg;
-	unsigned n;
-	double us;
-};
 
 static int cmp_str(const char *a, const char *b)
 {
@@ -64,6 +51,13 @@ static int cmp_off(const void *x, const void *y)
 	const struct offload_choice *a = x, *b = y;
 	int c = cmp_coll(a->collective, b->collective);
 
+	if (c)
+		return c;
+	/* A reduction's dtype and op are separate questions: their own bands. */
+	c = cmp_str(a->dtype, b->dtype);
+	if (c)
+		return c;
+	c = cmp_str(a->op, b->op);
 	if (c)
 		return c;
 	if (a->bytes != b->bytes)
@@ -101,206 +95,156 @@ int mpi_algorithm_id(const char *s)
 
 const char *mpi_algorithm_name(const char *collective, int alg)
 {
-	static const char *const bcast[] = { "default", "basic_linear", "chain", "pipeline",
-		"split_binary_tree", "binary_tree", "binomial", "knomial", "scatter_allgather",
-		"scatter_allgather_ring" };
-	static const char *const gather[] = { "default", "basic_linear", "binomial", "linear_sync" };
-	static const char *const allgather[] = { "default", "linear", "bruck",
-		"recursive_doubling", "ring", "neighbor", "two_proc" };
+	/* The reductions until colls.c has their rows: Open MPI 4.1's names,
+	 * as ompi_info lists them. */
+	static const char *const reduce[] = { "default", "linear", "chain", "pipeline", "binary",
+		"binomial", "in-order_binary", "rabenseifner", NULL };
+	static const char *const allreduce[] = { "default", "basic_linear", "nonoverlapping",
+		"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
+	const struct colls_desc *c = colls_find(collective);
+	const char *const *names = c ? c->ompi_algorithms : !strcmp(collective, "reduce") ? reduce :
+				   !strcmp(collective, "allreduce") ? allreduce : NULL;
 
 	if (alg < 0)
 		return "?";
-	if (!strcmp(collective, "bcast") && alg < 10)
-		return bcast[alg];
-	if (!strcmp(collective, "gather") && alg < 4)
-		return gather[alg];
-	if (!strcmp(collective, "allgather") && alg < 7)
-		return allgather[alg];
+	for (int i = 0; names && names[i]; i++)
+		if (i == alg)
+			return names[i];
 	return alg ? "?" : "default";
 }
 
-/* Whether a is better than b: higher mean, exact ties to fewer workers,
- * then fewer WPN, then the layout id. */
-static int acc_better(const struct acc *a, const struct acc *b)
+static char *describe(const struct verdict_config *c)
 {
-	double ma = a->oe / a->n, mb = b->oe / b->n;
-
-	if (ma > mb + TIE_EPS)
-		return 1;
-	if (mb > ma + TIE_EPS)
-		return 0;
-	if (a->p->workers != b->p->workers)
-		return a->p->workers < b->p->workers;
-	if (a->p->wpn != b->p->wpn)
-		return a->p->wpn < b->p->wpn;
-	return strcmp(a->p->layout, b->p->layout) < 0;
+	return xasprintf("%s %s %s", c->layout, c->algorithm, c->assignment);
 }
 
-static int same_group(const struct store_point *a, const struct store_point *b)
+/* The set, cheapest first, as "LAYOUT ALG ASSIGNMENT; ..." for people. */
+static char *describe_set(const struct offload_verdict *v)
 {
-	return a->bytes == b->bytes && !strcmp(a->collective, b->collective) &&
-	       !strcmp(a->algorithm, b->algorithm) && !strcmp(a->assignment, b->assignment);
+	char *s = xstrdup("");
+
+	for (size_t i = 0; i < v->nindifferent; i++) {
+		char *d = describe(&v->indifferent[i]);
+		char *t = xasprintf("%s%s%s", s, i ? "; " : "", d);
+
+		free(d);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
-static int is_mpi(const struct store_point *p)
+static void offload_from_verdict(const struct offload_verdict *v, struct offload_choice *c)
 {
-	return p->mode && !strcmp(p->mode, "mpi");
-}
+	const struct verdict_config *x = &v->choice;
 
-/* Fields of the kernel's mpi records that the store keeps only in raw. */
-static void mpi_fields(const struct store_point *p, unsigned *ranks, double *us)
-{
-	json_t *o = p->raw ? json_loads(p->raw, 0, NULL) : NULL;
-	json_t *v;
-
-	*ranks = p->hosts > 0 ? (unsigned)(p->hosts + (p->workers > 0 ? p->workers : 0)) : 0;
-	*us = p->total_us;
-	if (o) {
-		v = json_object_get(o, "ranks");
-		if (json_is_integer(v) && json_integer_value(v) > 0)
-			*ranks = (unsigned)json_integer_value(v);
-		v = json_object_get(o, "avg_us");
-		if (json_is_number(v))
-			*us = json_number_value(v);
-		json_decref(o);
+	c->collective = xstrdup(v->collective);
+	c->dtype = xstrdup(v->dtype ? v->dtype : "");
+	c->op = xstrdup(v->op ? v->op : "");
+	c->chunk = x->chunk;
+	c->window = x->window;
+	c->radix = x->radix;
+	c->algorithm = xstrdup(x->algorithm);
+	c->assignment = xstrdup(x->assignment);
+	c->bytes = v->bytes;
+	c->layout = xstrdup(x->layout);
+	c->placement = xstrdup(x->placement);
+	c->nodes = x->nodes;
+	c->ppn = x->ppn;
+	c->workers = x->workers;
+	c->wpn = x->wpn;
+	c->oe = x->median;
+	c->reps = (unsigned)x->launches;
+	c->runner_up = v->runner_up.layout ? describe(&v->runner_up) : NULL;
+	c->runner_up_oe = v->runner_up.layout ? v->runner_up.median : NAN;
+	c->total_us = v->total_us;
+	c->ref_us = v->ref_us;
+	c->compute_us = v->compute_us;
+	c->verdict = decide_verdict_name(v->verdict);
+	c->leader = describe(&v->leader);
+	c->leader_oe = v->leader.median;
+	c->p_value = v->p_value;
+	c->ci_lo = v->ci_lo;
+	c->ci_hi = v->ci_hi;
+	c->ci_exact = v->ci_exact;
+	c->spread = isfinite(v->ci_hi - v->ci_lo) ? (v->ci_hi - v->ci_lo) / 2 : NAN;
+	c->launches = (unsigned)v->launches;
+	c->indifferent = describe_set(v);
+	c->nindifferent = (unsigned)v->nindifferent;
+	c->pays = verdict_pays_name(v->pays);
+	c->outliers = (unsigned)v->outliers;
+	c->unstable = v->unstable;
+	c->gain = v->gain;
+	c->gain_lo = v->gain_lo;
+	c->gain_hi = v->gain_hi;
+	c->placement_cmp = v->placement;
+	if (v->placement.have) {
+		c->placement_cmp.dpu.layout = c->placement_cmp.onload.layout = NULL;
+		c->dpu_best = describe(&v->placement.dpu);
+		c->onload_best = describe(&v->placement.onload);
 	}
 }
 
-static void build_offload(const struct store_point *pts, size_t n, struct decisions *d)
+static void mpi_from_verdict(const struct mpi_verdict *v, const struct verdicts *all,
+			     struct mpi_choice *c)
 {
-	struct acc *acc = xcalloc(n + 1, sizeof(*acc));
-	size_t na = 0, i, j;
+	c->collective = xstrdup(v->collective);
+	c->ranks = v->ranks;
+	c->bytes = v->bytes;
+	c->alg = v->alg;
+	c->avg_us = v->median_us;
+	c->default_us = NAN;
+	c->algorithms = (unsigned)v->algorithms;
+	c->verdict = decide_verdict_name(v->verdict);
+	c->p_value = v->p_value;
+	c->ci_lo = v->ci_lo;
+	c->ci_hi = v->ci_hi;
+	c->runner_up = v->runner_up;
+	c->runner_up_us = v->runner_up_us;
+	c->launches = (unsigned)v->launches;
+	c->nindifferent = (unsigned)v->nindifferent;
+	(void)all;
+}
 
-	for (i = 0; i < n; i++) {
+/* Open MPI's own decision's median, for the comparison people ask for. */
+static double default_median(const struct store_point *pts, size_t n, const struct mpi_choice *c)
+{
+	double *t = xcalloc(n + 1, sizeof(*t)), m = NAN;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
 		const struct store_point *p = &pts[i];
+		unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
 
-		if (is_mpi(p) || !p->valid || !isfinite(p->oe_measured) || !p->layout || !*p->layout)
-			continue;
-		for (j = 0; j < na; j++)
-			if (same_group(acc[j].p, p) && !strcmp(acc[j].p->layout, p->layout))
-				break;
-		if (j == na) {
-			acc[na].p = p;
-			acc[na].min = acc[na].max = p->oe_measured;
-			na++;
-		}
-		acc[j].n++;
-		acc[j].oe += p->oe_measured;
-		acc[j].min = fmin(acc[j].min, p->oe_measured);
-		acc[j].max = fmax(acc[j].max, p->oe_measured);
-		acc[j].total += p->total_us;
-		acc[j].ref += p->ref_us;
-		acc[j].compute += p->compute_us;
+		if (p->valid && p->mode && !strcmp(p->mode, "mpi") && !strcmp(p->algorithm, "default") &&
+		    p->bytes == c->bytes && ranks == c->ranks && !strcmp(p->collective, c->collective))
+			t[k++] = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 	}
-	d->off = xcalloc(na + 1, sizeof(*d->off));
-	d->noff = 0;
-	for (i = 0; i < na; i++) {
-		struct acc *best = NULL, *second = NULL;
-		struct offload_choice *c;
-		int seen = 0;
+	if (k)
+		stats_median(t, k, &m);
+	free(t);
+	return m;
+}
 
-		/* Each group once: skip it if an earlier accumulator had it. */
-		for (j = 0; j < i; j++)
-			if (same_group(acc[j].p, acc[i].p))
-				seen = 1;
-		if (seen)
-			continue;
-		for (j = i; j < na; j++) {
-			if (!same_group(acc[j].p, acc[i].p))
-				continue;
-			if (!best || acc_better(&acc[j], best)) {
-				second = best;
-				best = &acc[j];
-			} else if (!second || acc_better(&acc[j], second)) {
-				second = &acc[j];
-			}
-		}
-		c = &d->off[d->noff++];
-		c->collective = xstrdup(best->p->collective);
-		c->algorithm = xstrdup(best->p->algorithm);
-		c->assignment = xstrdup(best->p->assignment);
-		c->bytes = best->p->bytes;
-		c->layout = xstrdup(best->p->layout);
-		c->placement = xstrdup(best->p->placement ? best->p->placement : "");
-		c->nodes = best->p->nodes > 0 ? (unsigned)best->p->nodes : 0;
-		c->ppn = best->p->ppn > 0 ? (unsigned)best->p->ppn : 0;
-		c->workers = best->p->workers > 0 ? (unsigned)best->p->workers : 0;
-		c->wpn = best->p->wpn > 0 ? (unsigned)best->p->wpn : 0;
-		c->oe = best->oe / best->n;
-		c->spread = (best->max - best->min) / 2;
-		c->reps = best->n;
-		c->runner_up = second ? xstrdup(second->p->layout) : NULL;
-		c->runner_up_oe = second ? second->oe / second->n : NAN;
-		c->total_us = best->total / best->n;
-		c->ref_us = best->ref / best->n;
-		c->compute_us = best->compute / best->n;
+int decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d)
+{
+	struct verdicts v;
+
+	if (verdicts_from_points(pts, n, &d->params, &v))
+		return error("cannot decide: a measurement is not a number");
+	d->off = xcalloc(v.noff + 1, sizeof(*d->off));
+	d->mpi = xcalloc(v.nmpi + 1, sizeof(*d->mpi));
+	for (size_t i = 0; i < v.noff; i++)
+		offload_from_verdict(&v.off[i], &d->off[d->noff++]);
+	for (size_t i = 0; i < v.nmpi; i++) {
+		mpi_from_verdict(&v.mpi[i], &v, &d->mpi[d->nmpi]);
+		d->mpi[d->nmpi].default_us = default_median(pts, n, &d->mpi[d->nmpi]);
+		d->nmpi++;
 	}
 	qsort(d->off, d->noff, sizeof(*d->off), cmp_off);
-	free(acc);
-}
-
-static void build_mpi(const struct store_point *pts, size_t n, struct decisions *d)
-{
-	struct macc *acc = xcalloc(n + 1, sizeof(*acc));
-	size_t na = 0, i, j;
-
-	for (i = 0; i < n; i++) {
-		const struct store_point *p = &pts[i];
-		unsigned ranks;
-		double us;
-		int alg;
-
-		if (!is_mpi(p) || !p->valid)
-			continue;
-		alg = mpi_algorithm_id(p->algorithm);
-		mpi_fields(p, &ranks, &us);
-		if (alg < 0 || !ranks || !isfinite(us))
-			continue;
-		for (j = 0; j < na; j++)
-			if (acc[j].ranks == ranks && acc[j].bytes == p->bytes && acc[j].alg == alg &&
-			    !strcmp(acc[j].collective, p->collective))
-				break;
-		if (j == na)
-			acc[na++] = (struct macc){ p->collective, ranks, p->bytes, alg, 0, 0 };
-		acc[j].n++;
-		acc[j].us += us;
-	}
-	d->mpi = xcalloc(na + 1, sizeof(*d->mpi));
-	d->nmpi = 0;
-	for (i = 0; i < na; i++) {
-		struct mpi_choice *c = NULL;
-
-		for (j = 0; j < d->nmpi; j++)
-			if (d->mpi[j].ranks == acc[i].ranks && d->mpi[j].bytes == acc[i].bytes &&
-			    !strcmp(d->mpi[j].collective, acc[i].collective))
-				c = &d->mpi[j];
-		if (!c) {
-			c = &d->mpi[d->nmpi++];
-			c->collective = xstrdup(acc[i].collective);
-			c->ranks = acc[i].ranks;
-			c->bytes = acc[i].bytes;
-			c->alg = -1;
-			c->avg_us = INFINITY;
-			c->default_us = NAN;
-		}
-		c->algorithms++;
-		if (!acc[i].alg)
-			c->default_us = acc[i].us / acc[i].n;
-		/* Strictly faster only: a tie keeps the earlier (or Open MPI's own) choice. */
-		if (acc[i].us / acc[i].n < c->avg_us ||
-		    (acc[i].us / acc[i].n == c->avg_us && acc[i].alg == 0)) {
-			c->avg_us = acc[i].us / acc[i].n;
-			c->alg = acc[i].alg;
-		}
-	}
 	qsort(d->mpi, d->nmpi, sizeof(*d->mpi), cmp_mpi);
-	free(acc);
-}
-
-void decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d)
-{
-	build_offload(pts, n, d);
-	build_mpi(pts, n, d);
+	verdicts_release(&v);
+	return 0;
 }
 
 char *spec_run_key(const char *spec_path)
@@ -365,7 +309,12 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 	size_t n = 0, bn = 0;
 	int r = 0, rb = 0, ret = -1;
 
-	memset(d, 0, sizeof(*d));
+	{
+		struct verdict_params vp = d->params;
+
+		memset(d, 0, sizeof(*d));
+		d->params = vp;
+	}
 	if (store_open(db, STORE_RDONLY, &st))
 		return -1;
 	if (run_id > 0) {
@@ -409,8 +358,7 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 		memcpy(all, pts, n * sizeof(*all));
 	if (bn)
 		memcpy(all + n, bpts, bn * sizeof(*all));
-	decisions_from_points(all, n + bn, d);
-	ret = 0;
+	ret = decisions_from_points(all, n + bn, d);
 out:
 	free(all);
 	if (pts)
@@ -423,34 +371,6 @@ out:
 	return ret;
 }
 
-static char *jstr(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return xstrdup(json_is_string(v) ? json_string_value(v) : "");
-}
-
-static double jnum(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static void free_points(struct store_point *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free((char *)p[i].mode);
-		free((char *)p[i].collective);
-		free((char *)p[i].algorithm);
-		free((char *)p[i].assignment);
-		free((char *)p[i].layout);
-		free((char *)p[i].placement);
-		free((char *)p[i].raw);
-	}
-	free(p);
-}
-
 int decisions_from_records(const char *path, struct decisions *d)
 {
 	FILE *f = fopen(path, "r");
@@ -461,13 +381,16 @@ int decisions_from_records(const char *path, struct decisions *d)
 	unsigned lineno = 0;
 	int ret = -1;
 
-	memset(d, 0, sizeof(*d));
+	{
+		struct verdict_params vp = d->params;
+
+		memset(d, 0, sizeof(*d));
+		d->params = vp;
+	}
 	if (!f)
 		return error("cannot open %s: %s", path, strerror(errno));
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		json_error_t jerr;
-		json_t *o, *v;
-		struct store_point *p;
+		char err[256];
 
 		lineno++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -475,56 +398,26 @@ int decisions_from_records(const char *path, struct decisions *d)
 		/* Kernels print a table for people too; only JSON objects count. */
 		if (!len || line[0] != '{')
 			continue;
-		o = json_loads(line, 0, &jerr);
-		if (!o || !json_is_object(o)) {
-			error("%s:%u: not a JSON object (%s)", path, lineno, o ? "" : jerr.text);
-			json_decref(o);
-			goto out;
-		}
-		v = json_object_get(o, "bytes");
-		if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
-		    !json_is_string(json_object_get(o, "collective")) ||
-		    !json_is_string(json_object_get(o, "algorithm")) ||
-		    !json_is_boolean(json_object_get(o, "valid"))) {
-			error("%s:%u: not a kernel record (collective, algorithm, bytes, valid)",
-			      path, lineno);
-			json_decref(o);
-			goto out;
-		}
 		if (n == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
 			pts = xrealloc(pts, alloc * sizeof(*pts));
 		}
-		p = &pts[n++];
-		memset(p, 0, sizeof(*p));
-		p->bytes = (uint64_t)json_integer_value(v);
-		p->mode = jstr(o, "mode");
-		p->collective = jstr(o, "collective");
-		p->algorithm = jstr(o, "algorithm");
-		p->assignment = jstr(o, "assignment");
-		p->layout = jstr(o, "layout");
-		p->placement = jstr(o, "placement");
-		p->valid = json_is_true(json_object_get(o, "valid"));
-		p->hosts = (int)json_integer_value(json_object_get(o, "hosts"));
-		p->workers = (int)json_integer_value(json_object_get(o, "workers"));
-		p->total_us = jnum(o, "total_us");
-		p->oe_measured = jnum(o, "oe_measured");
-		p->ref_us = jnum(o, "ref_us");
-		p->compute_us = jnum(o, "compute_us");
-		p->raw = xstrdup(line);
-		json_decref(o);
+		if (record_parse(line, &pts[n], err, sizeof(err))) {
+			error("%s:%u: not a kernel record: %s", path, lineno, err);
+			goto out;
+		}
+		n++;
 	}
 	if (!n) {
 		error("%s: no kernel record in it", path);
 		goto out;
 	}
 	d->source = xstrdup(path);
-	decisions_from_points(pts, n, d);
-	ret = 0;
+	ret = decisions_from_points(pts, n, d);
 out:
 	free(line);
 	fclose(f);
-	free_points(pts, n);
+	store_points_free(pts, n);
 	return ret;
 }
 
@@ -536,11 +429,17 @@ void decisions_release(struct decisions *d)
 		struct offload_choice *c = &d->off[i];
 
 		free(c->collective);
+		free(c->dtype);
+		free(c->op);
 		free(c->algorithm);
 		free(c->assignment);
 		free(c->layout);
 		free(c->placement);
 		free(c->runner_up);
+		free(c->leader);
+		free(c->indifferent);
+		free(c->dpu_best);
+		free(c->onload_best);
 	}
 	for (i = 0; i < d->nmpi; i++)
 		free(d->mpi[i].collective);
@@ -555,35 +454,36 @@ void decisions_release(struct decisions *d)
 static int same_config(const struct offload_choice *a, const struct offload_choice *b)
 {
 	return !cmp_str(a->algorithm, b->algorithm) && !cmp_str(a->assignment, b->assignment) &&
-	       !cmp_str(a->layout, b->layout);
+	       !cmp_str(a->layout, b->layout) && a->chunk == b->chunk && a->window == b->window &&
+	       a->radix == b->radix;
+}
+
+/* Whether two choices answer the same question: collective, dtype, op. */
+static int same_question(const struct offload_choice *a, const struct offload_choice *b)
+{
+	return !strcmp(a->collective, b->collective) && !cmp_str(a->dtype, b->dtype) &&
+	       !cmp_str(a->op, b->op);
 }
 
 size_t decisions_bands(const struct decisions *d, const char *collective, struct band **out)
 {
 	struct band *b = xcalloc(d->noff + 1, sizeof(*b));
-	size_t nb = 0, i = 0;
+	size_t nb = 0;
 
-	while (i < d->noff) {
-		const struct offload_choice *best = &d->off[i];
-		size_t j = i;
+	/* One choice per (collective, dtype, op, size), sorted so: a band is
+	 * a run of consecutive sizes of one question with the same choice. */
+	for (size_t i = 0; i < d->noff; i++) {
+		const struct offload_choice *c = &d->off[i];
 
-		/* The best of this size over algorithms and assignments. */
-		for (; j < d->noff && d->off[j].bytes == d->off[i].bytes &&
-		       !strcmp(d->off[j].collective, d->off[i].collective); j++)
-			if (d->off[j].oe > best->oe + TIE_EPS ||
-			    (fabs(d->off[j].oe - best->oe) <= TIE_EPS && d->off[j].workers < best->workers))
-				best = &d->off[j];
-		if (!collective || !strcmp(best->collective, collective)) {
-			if (nb && !strcmp(b[nb - 1].collective, best->collective) &&
-			    same_config(b[nb - 1].best, best)) {
-				b[nb - 1].hi = best->bytes;
-				b[nb - 1].best = best;
-				b[nb - 1].nsizes++;
-			} else {
-				b[nb++] = (struct band){ best->collective, best->bytes, best->bytes, best, 1 };
-			}
+		if (collective && strcmp(c->collective, collective))
+			continue;
+		if (nb && same_question(b[nb - 1].best, c) && same_config(b[nb - 1].best, c)) {
+			b[nb - 1].hi = c->bytes;
+			b[nb - 1].best = c;
+			b[nb - 1].nsizes++;
+		} else {
+			b[nb++] = (struct band){ c->collective, c->bytes, c->bytes, c, 1 };
 		}
-		i = j;
 	}
 	*out = b;
 	return nb;

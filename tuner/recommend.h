@@ -15,19 +15,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "verdict.h"
+
 struct store_point;
 
-/* The best layout of one group. Strings owned (decisions_release()). */
+/* The choice of one collective and size: the cheapest configuration not
+ * significantly worse than the best (verdict.h). Strings owned
+ * (decisions_release()) except the static verdict and pays names. */
 struct offload_choice {
 	char *collective, *algorithm, *assignment;
+	char *dtype, *op;	/* a reduction's question; "" for the others */
+	uint64_t chunk;		/* pipelining of the choice; 0 where it does not apply */
+	unsigned window, radix;	/* radix 0: not knomial */
 	uint64_t bytes;
 	char *layout, *placement;
 	unsigned nodes, ppn, workers, wpn;
-	double oe, spread;	/* mean oe_measured; half the range of the repetitions */
-	unsigned reps;
-	char *runner_up;	/* second best layout, NULL if none */
-	double runner_up_oe;	/* NAN if none */
-	double total_us, ref_us, compute_us;	/* means at the best layout */
+	double oe;		/* median oe_measured over its launches */
+	double spread;		/* half the width of the leader's CI; NAN: unknown */
+	unsigned reps;		/* launches of the chosen configuration */
+	char *runner_up;	/* "LAYOUT ALG ASSIGNMENT" after the leader, NULL if none */
+	double runner_up_oe;	/* its median; NAN if none */
+	double total_us, ref_us, compute_us;	/* medians at the choice */
+	/* The evidence (NULL / NAN / 0 when read from an old profile). */
+	const char *verdict;	/* "best", "tie", "undecided" */
+	char *leader;		/* the best median's configuration */
+	double leader_oe;
+	double p_value;		/* leader vs runner-up, two-sided Mann-Whitney */
+	double ci_lo, ci_hi;	/* 95% CI of the leader's median OE */
+	int ci_exact;		/* 0: too few launches for 95% (min..max) */
+	unsigned launches;	/* every launch behind the decision */
+	char *indifferent;	/* the set, cheapest first, "; "-separated */
+	unsigned nindifferent;
+	const char *pays;	/* "yes", "no", "unclear": (ref + compute) / total > 1 */
+	unsigned outliers;	/* of the choice's launches (never dropped) */
+	int unstable;		/* more than 20% outliers */
+	double gain, gain_lo, gain_hi;	/* that ratio's median and CI at the choice */
+	struct placement_cmp placement_cmp;	/* DPU against onload (its configs' layout names cleared) */
+	char *dpu_best, *onload_best;	/* when placement_cmp.have */
 };
 
 /* The fastest Open MPI algorithm for one collective, size of communicator
@@ -40,6 +64,12 @@ struct mpi_choice {
 	double avg_us;		/* its mean time per call */
 	double default_us;	/* Open MPI's own decision's time; NAN if not measured */
 	unsigned algorithms;	/* how many were measured */
+	const char *verdict;	/* "best", "tie", "undecided"; NULL from a profile */
+	double p_value;		/* against the runner-up */
+	double ci_lo, ci_hi;	/* 95% CI of the median time per call */
+	int runner_up;		/* its id; -1 none */
+	double runner_up_us;
+	unsigned launches, nindifferent;
 };
 
 struct decisions {
@@ -50,9 +80,10 @@ struct decisions {
 	size_t noff;
 	struct mpi_choice *mpi;	/* sorted: collective, ranks, size */
 	size_t nmpi;
+	struct verdict_params params;	/* how to decide: set before reading */
 };
 
-#define DECISIONS_INIT { 0 }
+#define DECISIONS_INIT { NULL, 0, NULL, NULL, NULL, 0, NULL, 0, VERDICT_PARAMS_INIT }
 
 /* A size band: sizes [lo, hi] of one collective sharing the best
  * configuration (algorithm, assignment, layout); best points at the
@@ -69,8 +100,9 @@ struct band {
  * caller frees it. */
 char *spec_run_key(const char *spec_path);
 
-/* Builds decisions from points (valid ones only; invalid never win). */
-void decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d);
+/* Builds decisions from points (valid ones only; invalid never win) with
+ * d->params. 0, or -1 after error(). */
+int decisions_from_points(const struct store_point *pts, size_t n, struct decisions *d);
 
 /* Opens the database read-only and reads one run: run_id when > 0, else the
  * latest run of spec_path when given and recorded, else the latest run.

@@ -158,6 +158,70 @@ static int parse_row(struct replay_row *r, char **f, const int *idx,
 	return 0;
 }
 
+/* Orders rows by what makes a measurement one: layout, group, repetition. */
+static int cmp_key(const struct replay_row *x, const struct replay_row *y)
+{
+	int c;
+
+	if (x->workers != y->workers)
+		return x->workers < y->workers ? -1 : 1;
+	if (x->wpn != y->wpn)
+		return x->wpn < y->wpn ? -1 : 1;
+	if (x->nodes != y->nodes)
+		return x->nodes < y->nodes ? -1 : 1;
+	if (x->ppn != y->ppn)
+		return x->ppn < y->ppn ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	if (x->repetition != y->repetition)
+		return x->repetition < y->repetition ? -1 : 1;
+	if ((c = strcmp(x->placement, y->placement)) || (c = strcmp(x->collective, y->collective)) ||
+	    (c = strcmp(x->algorithm, y->algorithm)) || (c = strcmp(x->assignment, y->assignment)))
+		return c;
+	return 0;
+}
+
+/* The key, then the line: the first of two equal rows comes first. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct replay_row *x = *(const struct replay_row *const *)a;
+	const struct replay_row *y = *(const struct replay_row *const *)b;
+	int c = cmp_key(x, y);
+
+	return c ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Two rows of one layout, group and repetition would be one launch
+ * measured twice: which counts is a guess, so the table is refused.
+ * 0, or -1 after error() naming both lines (the first pair in the file). */
+static int check_duplicates(const struct replay *rp)
+{
+	const struct replay_row **v = xcalloc(rp->nrows + 1, sizeof(*v));
+	const struct replay_row *first = NULL, *second = NULL;
+	int ret = 0;
+
+	for (size_t i = 0; i < rp->nrows; i++)
+		v[i] = &rp->rows[i];
+	qsort(v, rp->nrows, sizeof(*v), cmp_row);
+	for (size_t i = 1; i < rp->nrows; i++) {
+		if (cmp_key(v[i - 1], v[i]))
+			continue;
+		if (!second || v[i]->line < second->line) {
+			first = v[i - 1];
+			second = v[i];
+		}
+	}
+	if (second)
+		ret = error("%s:%u: duplicate row: the same layout (workers %u, wpn %u, %s), "
+			    "point (%s %s %s %llu bytes) and repetition %ld as %s:%u", rp->path,
+			    second->line, second->workers, second->wpn, second->placement,
+			    second->collective, second->algorithm, second->assignment,
+			    (unsigned long long)second->bytes, second->repetition, rp->path,
+			    first->line);
+	free(v);
+	return ret;
+}
+
 int replay_load(const char *path, struct replay *rp)
 {
 	FILE *fp;
@@ -222,7 +286,7 @@ int replay_load(const char *path, struct replay *rp)
 		error("%s:%u: empty file: no header line", path, line ? line : 1);
 		goto out;
 	}
-	ret = 0;
+	ret = check_duplicates(rp);
 out:
 	free(buf);
 	strvec_clear(&f);

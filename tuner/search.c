@@ -1,19 +1,23 @@
 /*
- * tuner/search.c: the grid and adaptive searches of search.h. The adaptive
- * search treats each line of layouts (same nodes, PPN, placement, WPN) as a
- * one-dimensional function of log2(workers) per group, assumed roughly
- * concave (it rises to a knee, then flattens or degrades), which is what the
- * DPU-Bench measurements look like. Between two measured layouts, the
+ * tuner/search.c: the grid and adaptive searches of search.h, on launch-
+ * level samples. Every launch's value is kept per (layout, group); each
+ * round, every decision group (collective, message size) is decided by
+ * decide() over the configurations not screened out, and launches go only
+ * to the layouts of configurations still in contention. The adaptive
+ * search explores each line of layouts (same nodes, PPN, placement, WPN)
+ * as a one-dimensional function of log2(workers), assumed roughly concave
+ * (it rises to a knee, then flattens or degrades), which is what the
+ * DPU-Bench measurements look like: between two measured layouts, the
  * extensions of the neighbouring secants bound what an unmeasured layout
- * could reach; only layouts whose bound beats the group's best by more than
- * the tolerance get a launch. Repetitions go where the ranking is within
- * the noise.
+ * could reach, and only where that bound, widened by the measured noise,
+ * beats the leader by more than delta does a layout get a launch.
  */
 #include "search.h"
 
 #include "error.h"
 #include "plan.h"
 #include "spec.h"
+#include "stats.h"
 #include "strvec.h"
 
 #include <math.h>
@@ -21,23 +25,60 @@
 #include <string.h>
 
 #define TIE_EPS 1e-9
+/* Without a spec's max_repetitions, contenders stop at this many launches. */
+#define SEARCH_DEFAULT_MAX_REPS 10
+
+/* A decision group: the groups of one (collective, bytes), in the
+ * problem's order (so the position j in it is the algorithm/assignment
+ * order used to break cost ties). Its configuration c is layout c / m,
+ * group g[c % m]. */
+struct dgroup {
+	size_t *g;
+	size_t m;
+	unsigned launches;
+};
+
+/* One round's view of a decision group. */
+struct eval {
+	double sigma;		/* pooled within-configuration sd; < 0 unknown */
+	unsigned char *screened;	/* per configuration, owned */
+	struct decision d;	/* over the configurations not screened */
+};
 
 struct state {
 	const struct search_problem *p;
 	const struct search_opts *o;
-	size_t L, G;
+	size_t L, G, R;		/* R: most launches per layout */
 	unsigned *reps;		/* launches per layout */
+	unsigned char *dead;	/* the layout's launch yielded no value */
 	unsigned *n;		/* L x G: valid values */
-	double *sum, *min, *max;	/* L x G */
+	double *val;		/* L x G x R: the values, launch by launch */
+	double *med;		/* L x G: median; NAN without values */
 	double *buf;		/* G: one launch's values */
 	size_t *order;		/* layouts sorted by line, then workers */
-	size_t *line_of;	/* layout -> line index */
 	size_t *line_start;	/* nlines + 1 offsets into order */
 	size_t nlines;
-	unsigned launches;
+	struct dgroup *dg;
+	size_t ndg;
+	unsigned char *asked;	/* ndg x L: decision groups asking for a launch */
+	unsigned launches, failed;
 	int budget_hit;
-	double *sigma;		/* G: pooled spread estimate */
+	double sigma_all;	/* pooled over every group; < 0 unknown */
+	/* decide()'s arguments, sized for the largest decision group. */
+	const double **x;
+	size_t *xn;
+	struct decide_cost *cost;
 };
+
+#define AT(st, l, g) ((l) * (st)->G + (g))
+
+void search_opts_from_spec(const struct spec *s, struct search_opts *o)
+{
+	o->alpha = s->alpha;
+	o->tolerance = s->delta_oe;
+	o->max_repetitions = s->max_repetitions;
+	o->onload_first = !s->dpu_first;
+}
 
 int search_parse_strategy(const char *s, enum search_strategy *out)
 {
@@ -45,14 +86,16 @@ int search_parse_strategy(const char *s, enum search_strategy *out)
 		*out = SEARCH_ADAPTIVE;
 	else if (!strcmp(s, "grid"))
 		*out = SEARCH_GRID;
+	else if (!strcmp(s, "model"))
+		*out = SEARCH_MODEL;
 	else
-		return error("unknown strategy '%s' (grid or adaptive)", s);
+		return error("unknown strategy '%s' (grid, adaptive or model)", s);
 	return 0;
 }
 
 const char *search_strategy_name(enum search_strategy s)
 {
-	return s == SEARCH_GRID ? "grid" : "adaptive";
+	return s == SEARCH_GRID ? "grid" : s == SEARCH_MODEL ? "model" : "adaptive";
 }
 
 static double tpos(const struct search_layout *l)
@@ -102,102 +145,61 @@ static void build_lines(struct state *st)
 	}
 	qsort(k, st->L, sizeof(*k), cmp_key);
 	st->order = xcalloc(st->L ? st->L : 1, sizeof(size_t));
-	st->line_of = xcalloc(st->L ? st->L : 1, sizeof(size_t));
 	st->line_start = xcalloc(st->L + 1, sizeof(size_t));
 	st->nlines = 0;
 	for (i = 0; i < st->L; i++) {
 		st->order[i] = k[i].i;
 		if (!i || !same_line(k[i - 1].l, k[i].l))
 			st->line_start[st->nlines++] = i;
-		st->line_of[k[i].i] = st->nlines - 1;
 	}
 	st->line_start[st->nlines] = st->L;
 	free(k);
 }
 
-#define AT(st, l, g) ((l) * (st)->G + (g))
-
-static double mean(const struct state *st, size_t l, size_t g)
+/* Decision groups: one per distinct (collective, bytes), in first-seen order. */
+static void build_dgroups(struct state *st)
 {
-	return st->sum[AT(st, l, g)] / st->n[AT(st, l, g)];
-}
+	size_t g, d, kmax = 1;
 
-static double spread(const struct state *st, size_t l, size_t g)
-{
-	size_t k = AT(st, l, g);
-
-	if (st->n[k] >= 2)
-		return (st->max[k] - st->min[k]) / 2;
-	return st->sigma[g];
-}
-
-/* Pooled spread per group: the mean half-range of the layouts measured more
- * than once; failing that, of every group; failing that, the prior. */
-static void update_sigma(struct state *st)
-{
-	double all = 0;
-	size_t nall = 0, l, g;
-
+	st->dg = xcalloc(st->G ? st->G : 1, sizeof(*st->dg));
+	st->ndg = 0;
 	for (g = 0; g < st->G; g++) {
-		double s = 0;
-		size_t m = 0;
+		const struct search_group *gr = &st->p->groups[g];
 
-		for (l = 0; l < st->L; l++) {
-			size_t k = AT(st, l, g);
+		for (d = 0; d < st->ndg; d++) {
+			const struct search_group *h = &st->p->groups[st->dg[d].g[0]];
 
-			if (st->n[k] >= 2) {
-				s += (st->max[k] - st->min[k]) / 2;
-				m++;
-			}
+			if (h->bytes == gr->bytes && !strcmp(h->collective, gr->collective))
+				break;
 		}
-		st->sigma[g] = m ? s / m : -1;
-		all += s;
-		nall += m;
+		if (d == st->ndg)
+			st->dg[st->ndg++].g = xcalloc(st->G, sizeof(size_t));
+		st->dg[d].g[st->dg[d].m++] = g;
 	}
-	for (g = 0; g < st->G; g++)
-		if (st->sigma[g] < 0)
-			st->sigma[g] = nall ? all / nall : st->o->noise_prior;
+	for (d = 0; d < st->ndg; d++)
+		if (st->L * st->dg[d].m > kmax)
+			kmax = st->L * st->dg[d].m;
+	st->x = xcalloc(kmax, sizeof(*st->x));
+	st->xn = xcalloc(kmax, sizeof(*st->xn));
+	st->cost = xcalloc(kmax, sizeof(*st->cost));
+	st->asked = xcalloc(st->ndg * st->L + 1, 1);
 }
 
-/* Whether layout a beats layout b for group g (both have values). */
-static int better(const struct state *st, size_t g, size_t a, size_t b)
+/* The placement's rank in the cost order (search_opts.onload_first), as
+ * verdict.c ranks it: by default a DPU core costs the application nothing,
+ * an onload core costs it one of its cores. */
+static int placement_rank(const struct search_opts *o, const char *placement)
 {
-	double ma = mean(st, a, g), mb = mean(st, b, g);
-	const struct search_layout *la = &st->p->layouts[a], *lb = &st->p->layouts[b];
+	int onload = !strcmp(placement, "onload");
 
-	if (ma > mb + TIE_EPS)
-		return 1;
-	if (mb > ma + TIE_EPS)
-		return 0;
-	if (la->workers != lb->workers)
-		return la->workers < lb->workers;
-	if (la->wpn != lb->wpn)
-		return la->wpn < lb->wpn;
-	return a < b;
-}
-
-/* The best and second best layouts of group g (-1 when none). */
-static void rank2(const struct state *st, size_t g, long *best, long *second)
-{
-	size_t l;
-
-	*best = *second = -1;
-	for (l = 0; l < st->L; l++) {
-		if (!st->n[AT(st, l, g)])
-			continue;
-		if (*best < 0 || better(st, g, l, (size_t)*best)) {
-			*second = *best;
-			*best = (long)l;
-		} else if (*second < 0 || better(st, g, l, (size_t)*second)) {
-			*second = (long)l;
-		}
-	}
+	return o->onload_first ? !onload : onload;
 }
 
 /* One launch: 1 when the budget forbids it, -1 on a measuring failure. */
 static int measure(struct state *st, size_t l)
 {
-	size_t g;
+	size_t g, d, k;
+	int any = 0;
 
 	if (st->o->budget && st->launches >= st->o->budget) {
 		st->budget_hit = 1;
@@ -209,18 +211,23 @@ static int measure(struct state *st, size_t l)
 		return -1;
 	st->reps[l]++;
 	st->launches++;
+	for (d = 0; d < st->ndg; d++)
+		if (st->asked[d * st->L + l]) {
+			st->dg[d].launches++;
+			st->asked[d * st->L + l] = 0;
+		}
 	for (g = 0; g < st->G; g++) {
-		size_t k = AT(st, l, g);
-		double v = st->buf[g];
-
-		if (!isfinite(v))
+		k = AT(st, l, g);
+		if (!isfinite(st->buf[g]))
 			continue;
-		if (!st->n[k] || v < st->min[k])
-			st->min[k] = v;
-		if (!st->n[k] || v > st->max[k])
-			st->max[k] = v;
-		st->sum[k] += v;
-		st->n[k]++;
+		st->val[k * st->R + st->n[k]++] = st->buf[g];
+		any = 1;
+	}
+	/* A launch that yielded nothing would yield nothing again (a table
+	 * without that repetition, a layout that cannot start): no more. */
+	if (!any) {
+		st->dead[l] = 1;
+		st->failed++;
 	}
 	return 0;
 }
@@ -235,11 +242,145 @@ static int measure_set(struct state *st, unsigned char *want)
 		if (!want[l])
 			continue;
 		want[l] = 0;
+		if (st->o->only && !st->o->only[l])
+			continue;
 		r = measure(st, l);
 		if (r)
 			return r;
 	}
 	return 0;
+}
+
+/* Asks for one more launch of layout l on behalf of decision group d,
+ * when the layout can still be launched. Returns 1 if it was asked. */
+static int ask(struct state *st, unsigned char *want, size_t d, size_t l)
+{
+	if (st->dead[l] || st->reps[l] >= st->R)
+		return 0;
+	want[l] = 1;
+	st->asked[d * st->L + l] = 1;
+	return 1;
+}
+
+static void update_medians(struct state *st)
+{
+	size_t k;
+
+	for (k = 0; k < st->L * st->G; k++) {
+		st->med[k] = NAN;
+		if (st->n[k])
+			stats_median(st->val + k * st->R, st->n[k], &st->med[k]);
+	}
+}
+
+/* Pooled within-configuration variance of the groups listed (all when
+ * gs is NULL): sum of squared deviations over the configurations measured
+ * at least twice, over their degrees of freedom. The sd, or -1 if none. */
+static double pooled_sd(const struct state *st, const size_t *gs, size_t m)
+{
+	double ss = 0;
+	size_t df = 0, l, j, i;
+
+	for (l = 0; l < st->L; l++)
+		for (j = 0; j < (gs ? m : st->G); j++) {
+			size_t k = AT(st, l, gs ? gs[j] : j);
+			const double *v = st->val + k * st->R;
+			double mean = 0;
+
+			if (st->n[k] < 2)
+				continue;
+			for (i = 0; i < st->n[k]; i++)
+				mean += v[i] / st->n[k];
+			for (i = 0; i < st->n[k]; i++)
+				ss += (v[i] - mean) * (v[i] - mean);
+			df += st->n[k] - 1;
+		}
+	return df ? sqrt(ss / df) : -1;
+}
+
+static double cmed(const struct state *st, const struct dgroup *dg, size_t c)
+{
+	return st->med[AT(st, c / dg->m, dg->g[c % dg->m])];
+}
+
+static unsigned cn(const struct state *st, const struct dgroup *dg, size_t c)
+{
+	return st->n[AT(st, c / dg->m, dg->g[c % dg->m])];
+}
+
+/* Screens and decides decision group d from the values so far (the screen
+ * is search.h's). Fills *ev (release with eval_release()); 0, or -1 when
+ * decide() fails. */
+static int evaluate(struct state *st, size_t d, struct eval *ev)
+{
+	const struct dgroup *dg = &st->dg[d];
+	struct decide_params dp = DECIDE_PARAMS_OE;
+	size_t K = st->L * dg->m, c;
+	long lead = -1;
+
+	dp.delta = st->o->tolerance;
+	if (st->o->alpha > 0)
+		dp.alpha = st->o->alpha;
+	ev->sigma = pooled_sd(st, dg->g, dg->m);
+	if (ev->sigma < 0)
+		ev->sigma = st->sigma_all;
+	ev->screened = xcalloc(K ? K : 1, 1);
+	for (c = 0; c < K; c++) {
+		const struct search_layout *ly = &st->p->layouts[c / dg->m];
+
+		st->x[c] = st->val + AT(st, c / dg->m, dg->g[c % dg->m]) * st->R;
+		st->xn[c] = cn(st, dg, c);
+		st->cost[c] = (struct decide_cost){ ly->workers, ly->wpn,
+						    placement_rank(st->o, ly->placement), (int)(c % dg->m) };
+		/* The leader as decide() will find it: best median, lowest index. */
+		if (st->xn[c] && (lead < 0 || cmed(st, dg, c) > cmed(st, dg, (size_t)lead)))
+			lead = (long)c;
+	}
+	/* The screen is decide()'s, with this search's pooled noise. */
+	dp.screen_z = SEARCH_SCREEN_Z;
+	dp.sigma = ev->sigma;
+	(void)lead;
+	if (decide(st->x, st->xn, K, st->cost, &dp, &ev->d)) {
+		free(ev->screened);
+		ev->screened = NULL;
+		return error("search: deciding %s at %llu bytes failed",
+			     st->p->groups[dg->g[0]].collective,
+			     (unsigned long long)st->p->groups[dg->g[0]].bytes);
+	}
+	for (c = 0; c < K; c++)
+		ev->screened[c] = ev->d.screened[c];
+	return 0;
+}
+
+static void eval_release(struct eval *ev)
+{
+	free(ev->screened);
+	decision_release(&ev->d);
+}
+
+/* Racing: while decision group d is undecided, its leader and the
+ * configurations undecided against it get one more launch each; any
+ * member of the indifference set below the minimum repetitions gets one
+ * too. Screened and significantly worse configurations get none. */
+static int propose_race(struct state *st, size_t d, const struct eval *ev,
+			unsigned char *want)
+{
+	const struct dgroup *dg = &st->dg[d];
+	size_t c, K = st->L * dg->m;
+	int any = 0;
+
+	for (c = 0; ev->d.leader >= 0 && c < K; c++) {
+		int contend, need;
+
+		if (ev->screened[c] || !cn(st, dg, c))
+			continue;
+		contend = (long)c == ev->d.leader || ev->d.status[c] == STATS_UNDECIDED;
+		need = (ev->d.verdict == DECIDE_UNDECIDED && contend) ||
+		       (ev->d.member[c] && cn(st, dg, c) < st->p->repetitions);
+		if (need)
+			any |= ask(st, want, d, c / dg->m);
+	}
+	return any;
 }
 
 /* Largest |slope| between consecutive valid points of any line, group g:
@@ -262,7 +403,8 @@ static double max_slope(const struct state *st, size_t g)
 				double dt = tpos(&st->p->layouts[l]) - tpos(&st->p->layouts[prev]);
 
 				if (dt > 0) {
-					double v = fabs(mean(st, l, g) - mean(st, (size_t)prev, g)) / dt;
+					double v = fabs(st->med[AT(st, l, g)] -
+							st->med[AT(st, (size_t)prev, g)]) / dt;
 
 					if (v > s)
 						s = v;
@@ -281,18 +423,18 @@ static double slope(const struct state *st, size_t g, size_t a, size_t b)
 
 	if (dt <= 0)
 		return NAN;
-	return (mean(st, b, g) - mean(st, a, g)) / dt;
+	return (st->med[AT(st, b, g)] - st->med[AT(st, a, g)]) / dt;
 }
 
-/* Upper bound of group g at position t between valid points (positions in
- * order[]) a2 < a < t < c < c2; any of them may be -1 (absent). */
+/* Upper bound of group g at position t between valid layouts a2 < a < t <
+ * c < c2 of one line; any of them may be -1 (absent). */
 static double bound(const struct state *st, size_t g, double t, long a2, long a,
 		    long c, long c2, double smax)
 {
 	double u = INFINITY;
 
 	if (a >= 0) {
-		double fa = mean(st, (size_t)a, g), ta = tpos(&st->p->layouts[a]);
+		double fa = st->med[AT(st, (size_t)a, g)], ta = tpos(&st->p->layouts[a]);
 		double s = a2 >= 0 ? slope(st, g, (size_t)a2, (size_t)a) : NAN;
 
 		u = fmin(u, fa + smax * (t - ta));
@@ -300,7 +442,7 @@ static double bound(const struct state *st, size_t g, double t, long a2, long a,
 			u = fmin(u, fa + s * (t - ta));
 	}
 	if (c >= 0) {
-		double fc = mean(st, (size_t)c, g), tc = tpos(&st->p->layouts[c]);
+		double fc = st->med[AT(st, (size_t)c, g)], tc = tpos(&st->p->layouts[c]);
 		double s = c2 >= 0 ? slope(st, g, (size_t)c, (size_t)c2) : NAN;
 
 		u = fmin(u, fc + smax * (tc - t));
@@ -310,69 +452,83 @@ static double bound(const struct state *st, size_t g, double t, long a2, long a,
 	return u;
 }
 
-/* Refinement: flags in want[] the unmeasured layouts worth a launch. */
-static int propose_refine(struct state *st, unsigned char *want)
+/* The unmeasured layout of line ln nearest the middle (log scale) of the
+ * gap (ta, tc) when the bound there, widened by allow / sqrt(n) (n: the
+ * fewer launches of the gap's two neighbours), beats target; else -1.
+ * valid[0..nv-1] are the line's layouts with a value, k the gap's index. */
+static long refine_gap(const struct state *st, size_t g, size_t ln, const long *valid,
+		       size_t nv, size_t k, double smax, double allow, double target)
 {
-	size_t g, ln, i;
+	size_t s0 = st->line_start[ln], s1 = st->line_start[ln + 1], i;
+	long a = k ? valid[k - 1] : -1, c = k < nv ? valid[k] : -1;
+	long a2 = k >= 2 ? valid[k - 2] : -1, c2 = k + 1 < nv ? valid[k + 1] : -1;
+	double ta = a >= 0 ? tpos(&st->p->layouts[a]) : -INFINITY;
+	double tc = c >= 0 ? tpos(&st->p->layouts[c]) : INFINITY;
+	double umax = -INFINITY, mid, dmin = INFINITY;
+	long pick = -1;
+	unsigned nmin;
+
+	for (i = s0; i < s1; i++) {
+		size_t l = st->order[i];
+		double t = tpos(&st->p->layouts[l]);
+
+		if (!st->reps[l] && t > ta && t < tc)
+			umax = fmax(umax, bound(st, g, t, a2, a, c, c2, smax));
+	}
+	/* The neighbours' medians are off by about sigma / sqrt(n): widen the
+	 * bound by SEARCH_REFINE_Z of those standard errors. OE is capped at
+	 * 100: no layout can beat that. */
+	nmin = a >= 0 ? st->n[AT(st, (size_t)a, g)] : UINT32_MAX;
+	if (c >= 0 && st->n[AT(st, (size_t)c, g)] < nmin)
+		nmin = st->n[AT(st, (size_t)c, g)];
+	if (fmin(umax + allow / sqrt((double)nmin), 100.0) <= target)
+		return -1;
+	/* Bisect the gap (log scale); an open end leans on its measured side. */
+	mid = a >= 0 && c >= 0 ? (ta + tc) / 2 : a >= 0 ? ta : tc;
+	for (i = s0; i < s1; i++) {
+		size_t l = st->order[i];
+		double t = tpos(&st->p->layouts[l]);
+
+		if (!st->reps[l] && !st->dead[l] && t > ta && t < tc && fabs(t - mid) < dmin) {
+			dmin = fabs(t - mid);
+			pick = (long)l;
+		}
+	}
+	return pick;
+}
+
+/* Refinement of decision group d: flags in want[] the unmeasured layouts
+ * where some group of d could beat the leader's median by more than delta,
+ * allowing SEARCH_REFINE_Z pooled standard errors of noise. */
+static int propose_refine(struct state *st, size_t d, const struct eval *ev,
+			  unsigned char *want)
+{
+	const struct dgroup *dg = &st->dg[d];
+	long *valid;
+	double target, allow;
+	size_t j, ln, i, k, nv;
 	int any = 0;
-	long *valid = xcalloc(st->L + 1, sizeof(long));
 
-	for (g = 0; g < st->G; g++) {
-		long b, r;
-		double best, smax;
+	if (ev->d.leader < 0 || ev->sigma < 0)
+		return 0;
+	target = ev->d.median[ev->d.leader] + st->o->tolerance;
+	allow = SEARCH_REFINE_Z * ev->sigma;
+	valid = xcalloc(st->L + 1, sizeof(long));
+	for (j = 0; j < dg->m; j++) {
+		size_t g = dg->g[j];
+		double smax = max_slope(st, g);
 
-		rank2(st, g, &b, &r);
-		if (b < 0)
-			continue;
-		best = mean(st, (size_t)b, g);
-		smax = max_slope(st, g);
 		for (ln = 0; ln < st->nlines; ln++) {
-			size_t s0 = st->line_start[ln], s1 = st->line_start[ln + 1];
-			size_t nv = 0, k;
-
-			/* valid[] holds the layouts of this line with a value, in order. */
-			for (i = s0; i < s1; i++)
+			nv = 0;
+			for (i = st->line_start[ln]; i < st->line_start[ln + 1]; i++)
 				if (st->n[AT(st, st->order[i], g)])
 					valid[nv++] = (long)st->order[i];
-			if (!nv)
-				continue;
-			/* Gaps: before valid[0], between valid[k-1] and valid[k], after the last. */
-			for (k = 0; k <= nv; k++) {
-				long a = k ? valid[k - 1] : -1, c = k < nv ? valid[k] : -1;
-				long a2 = k >= 2 ? valid[k - 2] : -1, c2 = k + 1 < nv ? valid[k + 1] : -1;
-				double ta = a >= 0 ? tpos(&st->p->layouts[a]) : -INFINITY;
-				double tc = c >= 0 ? tpos(&st->p->layouts[c]) : INFINITY;
-				double umax = -INFINITY, mid, dmin = INFINITY;
-				long pick = -1;
+			/* Gaps: before valid[0], between neighbours, after the last. */
+			for (k = 0; nv && k <= nv; k++) {
+				long pick = refine_gap(st, g, ln, valid, nv, k, smax, allow, target);
 
-				for (i = s0; i < s1; i++) {
-					size_t l = st->order[i];
-					double t = tpos(&st->p->layouts[l]);
-
-					if (st->reps[l] || t <= ta || t >= tc)
-						continue;
-					umax = fmax(umax, bound(st, g, t, a2, a, c, c2, smax));
-				}
-				umax = fmin(umax + st->sigma[g], 100.0);
-				if (umax <= best + st->o->tolerance)
-					continue;
-				/* Bisect the gap (log scale); an open end leans on its measured side. */
-				mid = a >= 0 && c >= 0 ? (ta + tc) / 2 : a >= 0 ? ta : tc;
-				for (i = s0; i < s1; i++) {
-					size_t l = st->order[i];
-					double t = tpos(&st->p->layouts[l]);
-
-					if (st->reps[l] || t <= ta || t >= tc)
-						continue;
-					if (fabs(t - mid) < dmin) {
-						dmin = fabs(t - mid);
-						pick = (long)l;
-					}
-				}
-				if (pick >= 0 && !want[pick]) {
-					want[pick] = 1;
-					any = 1;
-				}
+				if (pick >= 0)
+					any |= ask(st, want, d, (size_t)pick);
 			}
 		}
 	}
@@ -380,28 +536,51 @@ static int propose_refine(struct state *st, unsigned char *want)
 	return any;
 }
 
-/* Repetition: where a group's runner-up is within the spreads of its best,
- * the best gets another launch (up to the repetitions allowed). A lucky
- * single measurement then falls back and the runner-up, now best, is
- * repeated in turn: a race that spends launches only on the leaders. */
-static int propose_repeat(struct state *st, unsigned char *want)
+/* One round: decides every decision group and flags in want[] the layouts
+ * to launch next (refinement too when refine is set). Returns 1 when
+ * something is wanted, 0 when nothing is left to learn, -1 on failure. */
+static int plan_round(struct state *st, unsigned char *want, int refine)
 {
-	size_t g;
+	struct eval ev;
+	size_t d;
 	int any = 0;
 
-	for (g = 0; g < st->G; g++) {
-		long b, r;
-
-		rank2(st, g, &b, &r);
-		if (b < 0 || r < 0)
-			continue;
-		if (mean(st, (size_t)b, g) - mean(st, (size_t)r, g) >
-		    spread(st, (size_t)b, g) + spread(st, (size_t)r, g))
-			continue;
-		if (st->reps[b] < st->p->repetitions && !want[b])
-			want[b] = 1, any = 1;
+	update_medians(st);
+	st->sigma_all = pooled_sd(st, NULL, 0);
+	for (d = 0; d < st->ndg; d++) {
+		if (evaluate(st, d, &ev))
+			return -1;
+		if (refine)
+			any |= propose_refine(st, d, &ev, want);
+		any |= propose_race(st, d, &ev, want);
+		eval_release(&ev);
 	}
 	return any;
+}
+
+/* The leader and runner-up of every decision group, once more each: the
+ * pooled spread that screening and refinement need comes from data. */
+static int repeat_leaders(struct state *st, unsigned char *want)
+{
+	struct eval ev;
+	size_t d;
+
+	update_medians(st);
+	st->sigma_all = -1;	/* nothing to screen with yet */
+	for (d = 0; d < st->ndg; d++) {
+		const struct dgroup *dg = &st->dg[d];
+
+		if (pooled_sd(st, dg->g, dg->m) >= 0)
+			continue;
+		if (evaluate(st, d, &ev))
+			return -1;
+		if (ev.d.leader >= 0)
+			ask(st, want, d, (size_t)ev.d.leader / dg->m);
+		if (ev.d.runner_up >= 0)
+			ask(st, want, d, (size_t)ev.d.runner_up / dg->m);
+		eval_release(&ev);
+	}
+	return measure_set(st, want);
 }
 
 static int is_pow2u(unsigned v)
@@ -409,10 +588,21 @@ static int is_pow2u(unsigned v)
 	return v && !(v & (v - 1));
 }
 
+/* Races until nothing is wanted; measure_set's 1 (budget) ends it too. */
+static int race(struct state *st, unsigned char *want, int refine)
+{
+	int r;
+
+	while ((r = plan_round(st, want, refine)) > 0)
+		if ((r = measure_set(st, want)))
+			break;
+	return r < 0 ? -1 : 0;
+}
+
 static int run_adaptive(struct state *st)
 {
 	unsigned char *want = xcalloc(st->L ? st->L : 1, 1);
-	size_t ln, i;
+	size_t ln, i, d;
 	int r;
 
 	/* Coarse: powers of two of workers, and both ends of every line. */
@@ -421,37 +611,201 @@ static int run_adaptive(struct state *st)
 			size_t l = st->order[i];
 
 			if (is_pow2u(st->p->layouts[l].workers) || i == st->line_start[ln] ||
-			    i + 1 == st->line_start[ln + 1])
+			    i + 1 == st->line_start[ln + 1]) {
 				want[l] = 1;
+				for (d = 0; d < st->ndg; d++)
+					st->asked[d * st->L + l] = 1;
+			}
 		}
 	r = measure_set(st, want);
-	while (!r) {
-		update_sigma(st);
-		if (!propose_refine(st, want) && !propose_repeat(st, want))
-			break;
-		r = measure_set(st, want);
-	}
+	if (!r)
+		r = repeat_leaders(st, want);
+	if (!r)
+		r = race(st, want, 1);
 	free(want);
 	return r < 0 ? -1 : 0;
 }
 
+/* Every layout `repetitions` times, then the same racing as adaptive, so
+ * that both strategies give the same kind of verdict. */
 static int run_grid(struct state *st)
 {
-	size_t l;
+	unsigned char *want = xcalloc(st->L ? st->L : 1, 1);
+	size_t l, d;
 	unsigned k;
 	int r = 0;
 
-	for (l = 0; l < st->L && !r; l++)
-		for (k = 0; k < st->p->repetitions && !r; k++)
-			r = measure(st, l);
+	for (k = 0; k < st->p->repetitions && !r; k++) {
+		for (l = 0; l < st->L; l++) {
+			want[l] = 1;
+			for (d = 0; d < st->ndg; d++)
+				st->asked[d * st->L + l] = 1;
+		}
+		r = measure_set(st, want);
+	}
+	if (!r)
+		r = race(st, want, 0);
+	free(want);
 	return r < 0 ? -1 : 0;
+}
+
+/* Whether layout a beats layout b for group g by median (both measured):
+ * exact ties go to fewer workers, then fewer WPN. */
+static int better(const struct state *st, size_t g, size_t a, size_t b)
+{
+	double ma = st->med[AT(st, a, g)], mb = st->med[AT(st, b, g)];
+	const struct search_layout *la = &st->p->layouts[a], *lb = &st->p->layouts[b];
+
+	if (ma > mb + TIE_EPS)
+		return 1;
+	if (mb > ma + TIE_EPS)
+		return 0;
+	if (la->workers != lb->workers)
+		return la->workers < lb->workers;
+	if (la->wpn != lb->wpn)
+		return la->wpn < lb->wpn;
+	return a < b;
+}
+
+static struct search_config config_of(const struct state *st, const struct dgroup *dg, long c)
+{
+	if (c < 0)
+		return (struct search_config){ -1, -1, 0, NAN };
+	return (struct search_config){ c / (long)dg->m, (long)dg->g[(size_t)c % dg->m],
+				       cn(st, dg, (size_t)c), cmed(st, dg, (size_t)c) };
+}
+
+static double cell_spread(const struct state *st, size_t l, size_t g, double sigma)
+{
+	size_t k = AT(st, l, g), i;
+	const double *v = st->val + k * st->R;
+	double lo = v[0], hi = v[0];
+
+	if (st->n[k] < 2)
+		return sigma >= 0 ? sigma : 0;
+	for (i = 1; i < st->n[k]; i++) {
+		lo = fmin(lo, v[i]);
+		hi = fmax(hi, v[i]);
+	}
+	return (hi - lo) / 2;
+}
+
+/* The result of decision group d from its final evaluation. */
+static void fill_decision(const struct state *st, size_t d, const struct eval *ev,
+			  struct search_decision *sd)
+{
+	const struct dgroup *dg = &st->dg[d];
+	const struct decision *dc = &ev->d;
+	size_t c, K = st->L * dg->m;
+
+	sd->collective = st->p->groups[dg->g[0]].collective;
+	sd->bytes = st->p->groups[dg->g[0]].bytes;
+	sd->verdict = dc->verdict;
+	sd->choice = config_of(st, dg, dc->choice);
+	sd->leader = config_of(st, dg, dc->leader);
+	sd->runner_up = config_of(st, dg, dc->runner_up);
+	sd->choice_oe = dc->choice >= 0 ? dc->median[dc->choice] : NAN;
+	sd->leader_oe = dc->leader >= 0 ? dc->median[dc->leader] : NAN;
+	sd->runner_up_oe = dc->runner_up >= 0 ? dc->median[dc->runner_up] : NAN;
+	sd->p_value = dc->p_value;
+	sd->ci_lo = dc->ci_lo;
+	sd->ci_hi = dc->ci_hi;
+	sd->ci_exact = dc->ci_exact;
+	sd->launches = dg->launches;
+	sd->indifferent = xcalloc(dc->nmembers + 1, sizeof(*sd->indifferent));
+	for (c = 0; c < K; c++) {
+		if (!cn(st, dg, c))
+			continue;
+		sd->measured++;
+		if (ev->screened[c]) {
+			sd->screened++;
+			continue;
+		}
+		if (dc->member[c])
+			sd->indifferent[sd->nindifferent++] = config_of(st, dg, (long)c);
+		if (dc->status[c] == STATS_WORSE)
+			sd->worse++;
+		else if ((long)c == dc->leader || dc->status[c] == STATS_UNDECIDED)
+			sd->contenders++;
+	}
+}
+
+/* best[g]: the decision's choice where its group is g, else group g's own
+ * best median (so that callers asking per group still get an answer). */
+static void fill_best(const struct state *st, size_t g, const struct search_decision *sd,
+		      double sigma, struct search_best *b)
+{
+	long bi = -1, ri = -1;
+	size_t l;
+
+	for (l = 0; l < st->L; l++)
+		if (st->n[AT(st, l, g)] && (bi < 0 || better(st, g, l, (size_t)bi)))
+			bi = (long)l;
+	if (sd->choice.group == (long)g)
+		bi = sd->choice.layout;
+	for (l = 0; bi >= 0 && l < st->L; l++)
+		if ((long)l != bi && st->n[AT(st, l, g)] && (ri < 0 || better(st, g, l, (size_t)ri)))
+			ri = (long)l;
+	b->layout = bi;
+	b->runner_up = ri;
+	b->runner_up_oe = ri >= 0 ? st->med[AT(st, (size_t)ri, g)] : NAN;
+	b->oe = b->spread = NAN;
+	b->reps = 0;
+	if (bi >= 0) {
+		b->oe = st->med[AT(st, (size_t)bi, g)];
+		b->spread = cell_spread(st, (size_t)bi, g, sigma);
+		b->reps = st->n[AT(st, (size_t)bi, g)];
+	}
+}
+
+static int fill_result(struct state *st, struct search_result *res)
+{
+	struct eval ev;
+	size_t d, j;
+
+	res->decisions = xcalloc(st->ndg + 1, sizeof(*res->decisions));
+	res->best = xcalloc(st->G ? st->G : 1, sizeof(*res->best));
+	update_medians(st);
+	st->sigma_all = pooled_sd(st, NULL, 0);
+	for (d = 0; d < st->ndg; d++) {
+		if (evaluate(st, d, &ev))
+			return -1;
+		fill_decision(st, d, &ev, &res->decisions[d]);
+		res->ndecisions++;
+		for (j = 0; j < st->dg[d].m; j++)
+			fill_best(st, st->dg[d].g[j], &res->decisions[d], ev.sigma,
+				  &res->best[st->dg[d].g[j]]);
+		eval_release(&ev);
+	}
+	return 0;
+}
+
+static void state_release(struct state *st)
+{
+	size_t d;
+
+	for (d = 0; d < st->ndg; d++)
+		free(st->dg[d].g);
+	free(st->dg);
+	free(st->reps);
+	free(st->dead);
+	free(st->n);
+	free(st->val);
+	free(st->med);
+	free(st->buf);
+	free(st->order);
+	free(st->line_start);
+	free(st->asked);
+	free(st->x);
+	free(st->xn);
+	free(st->cost);
 }
 
 int search_run(const struct search_problem *p, const struct search_opts *o,
 	       struct search_result *res)
 {
 	struct state st = { 0 };
-	size_t g, cells;
+	size_t cells;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -459,59 +813,53 @@ int search_run(const struct search_problem *p, const struct search_opts *o,
 	st.o = o;
 	st.L = p->nlayouts;
 	st.G = p->ngroups;
+	st.R = o->max_repetitions ? o->max_repetitions :
+	       p->repetitions > SEARCH_DEFAULT_MAX_REPS ? p->repetitions : SEARCH_DEFAULT_MAX_REPS;
+	if (st.R < p->repetitions)
+		st.R = p->repetitions;
+	if (!st.R)
+		st.R = 1;
 	cells = st.L * st.G;
 	if (!cells)
 		cells = 1;
 	st.reps = xcalloc(st.L ? st.L : 1, sizeof(unsigned));
+	st.dead = xcalloc(st.L ? st.L : 1, 1);
 	st.n = xcalloc(cells, sizeof(unsigned));
-	st.sum = xcalloc(cells, sizeof(double));
-	st.min = xcalloc(cells, sizeof(double));
-	st.max = xcalloc(cells, sizeof(double));
+	st.val = xcalloc(cells * st.R, sizeof(double));
+	st.med = xcalloc(cells, sizeof(double));
 	st.buf = xcalloc(st.G ? st.G : 1, sizeof(double));
-	st.sigma = xcalloc(st.G ? st.G : 1, sizeof(double));
+	/* Layouts left out are never asked for: as if they could not run,
+	 * without counting as failed. */
+	for (size_t l = 0; o->only && l < st.L; l++)
+		st.dead[l] = !o->only[l];
 	build_lines(&st);
+	build_dgroups(&st);
 
-	ret = o->strategy == SEARCH_GRID ? run_grid(&st) : run_adaptive(&st);
+	ret = o->strategy == SEARCH_ADAPTIVE ? run_adaptive(&st) : run_grid(&st);
+	if (!ret)
+		ret = fill_result(&st, res);
 	if (!ret) {
-		update_sigma(&st);
 		res->launches = st.launches;
 		res->grid_launches = (unsigned)(st.L * p->repetitions);
 		res->budget_exhausted = st.budget_hit;
-		res->best = xcalloc(st.G ? st.G : 1, sizeof(*res->best));
+		res->failed_launches = st.failed;
+		res->max_repetitions = (unsigned)st.R;
 		res->reps = st.reps;
 		st.reps = NULL;
-		for (g = 0; g < st.G; g++) {
-			struct search_best *b = &res->best[g];
-			long bi, ri;
-
-			rank2(&st, g, &bi, &ri);
-			b->layout = bi;
-			b->runner_up = ri;
-			b->runner_up_oe = ri >= 0 ? mean(&st, (size_t)ri, g) : NAN;
-			if (bi >= 0) {
-				b->oe = mean(&st, (size_t)bi, g);
-				b->spread = spread(&st, (size_t)bi, g);
-				b->reps = st.n[AT(&st, (size_t)bi, g)];
-			} else {
-				b->oe = b->spread = NAN;
-			}
-		}
+	} else {
+		search_result_release(res);
 	}
-	free(st.reps);
-	free(st.n);
-	free(st.sum);
-	free(st.min);
-	free(st.max);
-	free(st.buf);
-	free(st.sigma);
-	free(st.order);
-	free(st.line_of);
-	free(st.line_start);
+	state_release(&st);
 	return ret;
 }
 
 void search_result_release(struct search_result *res)
 {
+	size_t d;
+
+	for (d = 0; d < res->ndecisions; d++)
+		free(res->decisions[d].indifferent);
+	free(res->decisions);
 	free(res->best);
 	free(res->reps);
 	memset(res, 0, sizeof(*res));

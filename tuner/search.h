@@ -6,23 +6,49 @@
  * efficiency per group. The measuring itself is a callback, so the same
  * search drives real launches and replayed tables alike.
  *
- * Strategies: `grid` measures every layout at every repetition (the paper's
- * way, the baseline). `adaptive` measures the powers of two of each line of
- * layouts (same nodes, PPN, placement and WPN; varying workers), then
- * refines where a concave bound through the measured neighbours says a
- * layout could still beat the best by more than a tolerance, then repeats
- * the best and the runner-up where they are within each other's spread,
- * and stops when nothing is left to learn (or at the budget).
+ * Every launch's value is kept (launch-level samples, never averages), and
+ * decisions are made per decision group, (collective, message size), whose
+ * configurations are its (layout, algorithm, assignment) triples, exactly
+ * as `recommend` decides them: decide() (decide.h) with higher OE better
+ * and delta = the tolerance: leader = best median, indifference set = not
+ * significantly worse than the leader (two-sided Mann-Whitney, Holm) by at
+ * least delta, choice = its cheapest member, verdict best / tie / undecided.
  *
- * The objective is oe_measured (highest mean over repetitions); exact ties
- * go to fewer workers, then fewer WPN. Invalid points and failed launches
- * never win: they carry no value.
+ * Racing: a configuration in contention (the leader, and those undecided
+ * against it) gets launches until its group has a verdict or it reached
+ * max_repetitions (search_opts); a configuration significantly worse than the leader
+ * gets none on its behalf. `repetitions` is the least number of launches a
+ * configuration still in contention gets.
+ *
+ * Screening: a configuration measured once can never be shown worse by a
+ * rank test, so a configuration c is screened out (out of contention, and
+ * left out of decide(), which then corrects for fewer comparisons) when
+ *     median(c) < median(leader) - delta - SEARCH_SCREEN_Z * s * sqrt(1/n_c + 1/n_leader)
+ * with s the pooled within-configuration standard deviation of its decision
+ * group (configurations measured at least twice; all groups when it has
+ * none). It is re-evaluated every round, so a configuration screened
+ * against a lucky leader comes back when that leader falls back.
+ *
+ * Strategies: `grid` measures every layout `repetitions` times, then races.
+ * `adaptive` measures the powers of two of each line of layouts (same
+ * nodes, PPN, placement and WPN; varying workers) and both ends, repeats
+ * each decision group's leader and runner-up once (the pooled spread needs
+ * data), then refines where a concave bound through the measured
+ * neighbours, widened by SEARCH_REFINE_Z standard errors (s / sqrt(n)), says
+ * a layout could beat the leader by more than delta, and races as above;
+ * it stops when nothing is left to learn (or at the budget).
+ *
+ * Invalid points and failed launches never win: they carry no value. A
+ * layout whose launch yielded no value at all is not launched again (a
+ * replayed table that lacks a repetition, a layout that cannot run).
  */
 #ifndef SWEETSPOT_SEARCH_H
 #define SWEETSPOT_SEARCH_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "decide.h"
 
 struct search_layout {
 	const char *id;		/* the plan's layout id; borrowed */
@@ -47,30 +73,81 @@ struct search_problem {
 	size_t nlayouts;
 	const struct search_group *groups;
 	size_t ngroups;
-	unsigned repetitions;	/* at most this many launches per layout */
+	unsigned repetitions;	/* least launches of a configuration in contention */
 	search_measure_fn measure;
 	void *ctx;
 };
 
-enum search_strategy { SEARCH_ADAPTIVE, SEARCH_GRID };
+/* The screening threshold, in pooled standard errors (see above). */
+#define SEARCH_SCREEN_Z 4.0
+/* The widening of the refinement bound, in pooled standard errors of the
+ * gap's neighbouring medians (s / sqrt(n)). */
+#define SEARCH_REFINE_Z 1.0
+
+/* SEARCH_MODEL searches as SEARCH_GRID does; the caller restricts the
+ * layouts to the model's candidates with search_opts.only (model_run.h). */
+enum search_strategy { SEARCH_ADAPTIVE, SEARCH_GRID, SEARCH_MODEL };
 
 struct search_opts {
 	enum search_strategy strategy;
 	unsigned budget;	/* most launches to use; 0: no limit */
-	double tolerance;	/* points of OE not worth a launch (default 0.5) */
-	double noise_prior;	/* spread assumed before any repetition (default 1.0) */
+	double tolerance;	/* delta: points of OE that matter (default 0.5) */
+	double noise_prior;	/* ignored: the spread comes from the data; kept
+				   so that callers setting it still compile */
+	/* Most launches per layout: 0 is max(repetitions, 10). Here, not in
+	 * search_problem, because callers build that one positionally. */
+	unsigned max_repetitions;
+	/* The rest of recommend's rule (verdict.h), so that both decide
+	 * alike; zero is the spec's default, for positional initializers. */
+	double alpha;		/* significance level; 0: 0.05 */
+	int onload_first;	/* cost_order: an onload core is the cheaper (0: a DPU core) */
+	/* The layouts that may be launched, one flag per layout (borrowed);
+	 * NULL: all. The others are never measured nor decided about;
+	 * grid_launches still counts every layout. */
+	const unsigned char *only;
 };
 
-#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0 }
+#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL }
 
 struct search_best {
 	long layout;		/* index into the problem's layouts; -1: no valid point */
-	double oe;		/* mean oe_measured over its valid repetitions */
-	double spread;		/* half the range of those repetitions, or the
-				   group's pooled estimate when measured once */
+	double oe;		/* median oe_measured over its valid launches */
+	double spread;		/* half the range of those launches, or the
+				   pooled standard deviation when measured once */
 	unsigned reps;		/* valid repetitions behind oe */
 	long runner_up;		/* second best layout, -1 if none */
-	double runner_up_oe;
+	double runner_up_oe;	/* its median */
+};
+
+/* One configuration of a decision group: a layout and a group. */
+struct search_config {
+	long layout, group;	/* indices into the problem's; -1: none */
+	unsigned n;		/* its launches with a value (in a decision) */
+	double median;		/* of those values; NAN without */
+};
+
+/* The decision of one (collective, message size), as decide() made it over
+ * the configurations in contention at the end. */
+struct search_decision {
+	const char *collective;	/* borrowed from the problem's groups */
+	uint64_t bytes;
+	enum decide_verdict verdict;
+	struct search_config choice;	/* cheapest member of the indifference set */
+	struct search_config leader;	/* best median */
+	struct search_config runner_up;	/* best median after the leader */
+	double choice_oe, leader_oe, runner_up_oe;	/* medians; NAN if none */
+	double p_value;		/* Mann-Whitney leader vs runner-up; NAN if none */
+	double ci_lo, ci_hi;	/* CI (95%) of the leader's median OE */
+	int ci_exact;		/* 0: too few launches for 95%: (min, max) */
+	struct search_config *indifferent;	/* the indifference set, owned */
+	size_t nindifferent;
+	unsigned launches;	/* launches asked for on its behalf (a launch
+				   several groups asked for counts for each;
+				   the coarse pass counts for all) */
+	unsigned measured;	/* configurations with a value */
+	unsigned screened;	/* out of contention by the screen */
+	unsigned worse;		/* significantly worse than the leader */
+	unsigned contenders;	/* the leader and those undecided against it */
 };
 
 struct search_result {
@@ -79,6 +156,10 @@ struct search_result {
 	int budget_exhausted;
 	struct search_best *best;	/* one per group, owned; search_result_release() */
 	unsigned *reps;		/* launches made per layout, owned */
+	struct search_decision *decisions;	/* per (collective, bytes), owned */
+	size_t ndecisions;
+	unsigned failed_launches;	/* launches that yielded no value */
+	unsigned max_repetitions;	/* in effect */
 };
 
 struct spec;
@@ -97,6 +178,10 @@ struct search_space {
 void search_space_from_plan(const struct spec *s, const struct plan *p,
 			    struct search_space *out);
 void search_space_release(struct search_space *sp);
+
+/* The spec's statistics into *o: alpha, delta_oe (tolerance),
+ * max_repetitions and cost_order; strategy and budget are left alone. */
+void search_opts_from_spec(const struct spec *s, struct search_opts *o);
 
 int search_parse_strategy(const char *s, enum search_strategy *out);
 const char *search_strategy_name(enum search_strategy s);

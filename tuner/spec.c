@@ -7,12 +7,15 @@
  */
 #include "spec.h"
 
+#include "colls.h"
 #include "error.h"
 #include "hostlist.h"
 #include "parse.h"
+#include "reduce.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -21,12 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const collective_names[] = { "bcast", "gather", "allgather", NULL };
-static const char *const algorithm_names[] = { "direct", "leader", "allin", NULL };
 static const char *const assignment_names[] = { "block", "cyclic", "locality", NULL };
 static const char *const transport_names[] = { "rma", "verbs", "auto", NULL };
 static const char *const placement_names[] = { "dpu", "onload", NULL };
-static const char *const launcher_names[] = { "srun", "mpirun", "mpirun_rsh", NULL };
+static const char *const launcher_names[] = { "srun", "mpirun", "mpirun_rsh", "hydra", NULL };
 
 static const char *const top_keys[] = { "system", "sweep", NULL };
 static const char *const system_keys[] = { "name", "nodes", "ppn", "dpu", "onload", "host_bin",
@@ -35,7 +36,9 @@ static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
 static const char *const sweep_keys[] = { "collectives", "algorithms", "assignments", "sizes",
 	"wpn", "workers", "nodes", "placement", "iterations", "warmup", "repetitions",
-	"time_limit", "retries", "transport", NULL };
+	"time_limit", "retries", "transport", "max_repetitions", "alpha", "delta_oe",
+	"delta_time", "cost_order", "calibration_tolerance", "dtypes", "ops", "chunks", "windows",
+	"radix", NULL };
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
@@ -82,17 +85,29 @@ static int launcher_from_name(const char *name, enum launcher *out)
 
 	if (i < 0)
 		return -1;
-	*out = i == 0 ? LAUNCHER_SRUN : i == 1 ? LAUNCHER_MPIRUN : LAUNCHER_MPIRUN_RSH;
+	*out = (enum launcher)i;
 	return 0;
 }
 
 int spec_algorithm_applies(const char *collective, const char *algorithm)
 {
-	if (!strcmp(algorithm, "direct"))
-		return !strcmp(collective, "bcast") || !strcmp(collective, "gather");
-	if (!strcmp(algorithm, "leader") || !strcmp(algorithm, "allin"))
-		return !strcmp(collective, "allgather");
-	return 0;
+	return colls_algorithm_applies(collective, algorithm);
+}
+
+/* The kernel's own names and rules (kernels/sched/reduce.h), so that the
+ * spec accepts exactly what the kernel runs. */
+int spec_op_applies(const char *dtype, const char *op)
+{
+	int dt = name_index(dtype_names, dtype), ro = name_index(redop_names, op);
+
+	return dt >= 0 && ro >= 0 && redop_applies((enum dtype)dt, (enum redop)ro);
+}
+
+size_t spec_dtype_size(const char *dtype)
+{
+	int dt = name_index(dtype_names, dtype);
+
+	return dt < 0 ? 0 : dtype_size((enum dtype)dt);
 }
 
 size_t spec_pairs(const struct spec *s)
@@ -103,6 +118,18 @@ size_t spec_pairs(const struct spec *s)
 		for (size_t a = 0; a < s->algorithms.nr; a++)
 			n += (size_t)spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
 	return n;
+}
+
+void spec_axes_apply(const struct spec *s, int *reduction, int *pipelined, int *knomial)
+{
+	*reduction = *pipelined = *knomial = 0;
+	for (size_t c = 0; c < s->collectives.nr; c++)
+		for (size_t a = 0; a < s->algorithms.nr; a++)
+			if (spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a])) {
+				*reduction |= colls_is_reduction(s->collectives.v[c]);
+				*pipelined |= colls_chunk_applies(s->collectives.v[c], s->algorithms.v[a]);
+				*knomial |= colls_radix_applies(s->algorithms.v[a]);
+			}
 }
 
 const char *spec_worker_bin(const struct spec *s, enum placement p)
@@ -260,6 +287,36 @@ static int get_uint(struct loader *ld, const config_setting_t *group, const char
 		*line = line_of(m);
 	snprintf(what, sizeof(what), "'%s%s'", where, key);
 	return get_uint_elem(ld, m, what, min, max, out);
+}
+
+/* A number (integer or float) in [min, max]. */
+static int get_double(struct loader *ld, const config_setting_t *group, const char *where,
+		      const char *key, double min, double max, double *out)
+{
+	config_setting_t *m = member(ld, group, where, key, 0);
+	double v;
+
+	if (!m)
+		return 0;
+	switch (config_setting_type(m)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		v = (double)config_setting_get_int64(m);
+		break;
+	case CONFIG_TYPE_FLOAT:
+		v = config_setting_get_float(m);
+		break;
+	default:
+		SPEC_BAD(ld, line_of(m), "'%s%s' must be a number, not %s", where, key,
+			 type_name(config_setting_type(m)));
+		return -1;
+	}
+	if (!(v >= min && v <= max)) {
+		SPEC_BAD(ld, line_of(m), "'%s%s' is %g; it must be in [%g, %g]", where, key, v, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
 }
 
 /* A string with no control characters (every generated file is lines of
@@ -437,67 +494,72 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* sizes: "256K:4M", "256K,1M", or an array of sizes (strings or integers). */
-static int get_sizes(struct loader *ld, const config_setting_t *sweep, struct spec *s)
+/* One size of an array: a string like "24K" or an integer. */
+static int get_size_elem(struct loader *ld, const config_setting_t *e, const char *key, int i,
+			 int line, uint64_t *out)
 {
-	config_setting_t *m = member(ld, sweep, "sweep.", "sizes", 1);
+	char err[256], num[32];
+	const char *str;
+
+	if (config_setting_type(e) == CONFIG_TYPE_STRING)
+		str = config_setting_get_string(e);
+	else if (config_setting_type(e) == CONFIG_TYPE_INT ||
+		 config_setting_type(e) == CONFIG_TYPE_INT64) {
+		snprintf(num, sizeof(num), "%lld", config_setting_get_int64(e));
+		str = num;
+	} else {
+		SPEC_BAD(ld, line, "'sweep.%s' item %d must be a size like \"256K\", not %s", key,
+			 i + 1, type_name(config_setting_type(e)));
+		return -1;
+	}
+	if (parse_size(str, out, err, sizeof(err))) {
+		SPEC_BAD(ld, line, "'sweep.%s' item %d: %s", key, i + 1, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* A list of byte counts under key: "256K:4M" (every power of two between),
+ * "256K,24K", or an array of sizes (strings or integers, any byte count);
+ * sorted, no duplicates. Returns 1 when the key is absent, 0 when read. */
+static int get_size_list(struct loader *ld, const config_setting_t *sweep, const char *key,
+			 int required, uint64_t *out, size_t *n, int *line)
+{
+	config_setting_t *m = member(ld, sweep, "sweep.", key, required);
 	char err[256], num[32];
 	int t;
 
 	if (!m)
-		return -1;
-	s->line.sizes = line_of(m);
+		return required ? -1 : 1;
+	*line = line_of(m);
 	t = config_setting_type(m);
 	if (t == CONFIG_TYPE_STRING) {
-		if (parse_sizes(config_setting_get_string(m), 1, s->sizes, SPEC_MAX_SIZES,
-				&s->nsizes, err, sizeof(err))) {
-			SPEC_BAD(ld, line_of(m), "'sweep.sizes': %s", err);
+		if (parse_sizes(config_setting_get_string(m), 0, out, SPEC_MAX_SIZES, n, err,
+				sizeof(err))) {
+			SPEC_BAD(ld, *line, "'sweep.%s': %s", key, err);
 			return -1;
 		}
 	} else if (t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
 		int len = config_setting_length(m);
 
 		if (!len || len > SPEC_MAX_SIZES) {
-			SPEC_BAD(ld, line_of(m), "'sweep.sizes' must have 1 to %d sizes", SPEC_MAX_SIZES);
+			SPEC_BAD(ld, *line, "'sweep.%s' must have 1 to %d sizes", key, SPEC_MAX_SIZES);
 			return -1;
 		}
-		for (int i = 0; i < len; i++) {
-			const config_setting_t *e = config_setting_get_elem(m, (unsigned)i);
-			const char *str;
-			uint64_t v;
-
-			if (config_setting_type(e) == CONFIG_TYPE_STRING)
-				str = config_setting_get_string(e);
-			else if (config_setting_type(e) == CONFIG_TYPE_INT ||
-				 config_setting_type(e) == CONFIG_TYPE_INT64) {
-				snprintf(num, sizeof(num), "%lld", config_setting_get_int64(e));
-				str = num;
-			} else {
-				SPEC_BAD(ld, line_of(m), "'sweep.sizes' item %d must be a size like \"256K\", not %s",
-					 i + 1, type_name(config_setting_type(e)));
+		for (int i = 0; i < len; i++)
+			if (get_size_elem(ld, config_setting_get_elem(m, (unsigned)i), key, i, *line,
+					  &out[(*n)++]))
 				return -1;
-			}
-			if (parse_size(str, &v, err, sizeof(err))) {
-				SPEC_BAD(ld, line_of(m), "'sweep.sizes' item %d: %s", i + 1, err);
-				return -1;
-			}
-			if (!is_pow2(v)) {
-				SPEC_BAD(ld, line_of(m), "'sweep.sizes' item %d: %s is not a power of two",
-					 i + 1, str);
-				return -1;
-			}
-			s->sizes[s->nsizes++] = v;
-		}
 	} else {
-		SPEC_BAD(ld, line_of(m), "'sweep.sizes' must be a string like \"256K:4M\" or an array of sizes, not %s",
-			 type_name(t));
+		SPEC_BAD(ld, *line, "'sweep.%s' must be a string like \"256K:4M\" or an array of sizes, not %s",
+			 key, type_name(t));
 		return -1;
 	}
-	qsort(s->sizes, s->nsizes, sizeof(s->sizes[0]), cmp_u64);
-	for (size_t i = 1; i < s->nsizes; i++)
-		if (s->sizes[i] == s->sizes[i - 1]) {
-			SPEC_BAD(ld, line_of(m), "'sweep.sizes' lists %s twice",
-				 format_size(s->sizes[i], num, sizeof(num)));
+	qsort(out, *n, sizeof(out[0]), cmp_u64);
+	for (size_t i = 1; i < *n; i++)
+		if (out[i] == out[i - 1]) {
+			SPEC_BAD(ld, *line, "'sweep.%s' lists %s twice", key,
+				 format_size(out[i], num, sizeof(num)));
 			return -1;
 		}
 	return 0;
@@ -556,25 +618,13 @@ static int check_unique(struct loader *ld, const struct spec *s)
 	return ret;
 }
 
-static void load_system(struct loader *ld, const config_setting_t *sys, struct spec *s,
-			int want_dpu)
+/* system.dpu: the DPUs' cores and their host names, from a hostlist (one
+ * per node, in node order) or from a suffix to the nodes' names. */
+static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec *s, int want_dpu)
 {
-	config_setting_t *m, *dpu, *onload;
+	config_setting_t *dpu;
 	char *str = NULL, err[512];
 	int line = 0;
-
-	check_keys(ld, sys, "system.", system_keys);
-	get_string(ld, sys, "system.", "name", 1, &s->name, NULL);
-	if (!get_string(ld, sys, "system.", "nodes", 1, &str, &s->line.nodes) && str) {
-		if (hostlist_expand(str, &s->nodes, err, sizeof(err)))
-			SPEC_BAD(ld, s->line.nodes, "'system.nodes': %s", err);
-	}
-	free(str);
-	str = NULL;
-	get_uint(ld, sys, "system.", "ppn", 1, 1, 65536, &s->ppn, &s->line.ppn);
-	if (s->ppn && (unsigned long long)s->nodes.nr * s->ppn > 100000000ull)
-		SPEC_BAD(ld, s->line.ppn, "%zu nodes x %u PPN is more than 100000000 host ranks",
-			 s->nodes.nr, s->ppn);
 
 	dpu = member(ld, sys, "system.", "dpu", want_dpu);
 	if (dpu && config_setting_type(dpu) != CONFIG_TYPE_GROUP)
@@ -611,8 +661,52 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 			}
 		}
 		free(str);
-		str = NULL;
 	}
+}
+
+/* system.env: every item NAME=value, NAME a shell variable's name. */
+static void load_env(struct loader *ld, const config_setting_t *sys, struct spec *s)
+{
+	config_setting_t *m;
+	int line = 0;
+
+	m = member(ld, sys, "system.", "env", 0);
+	if (m && !get_strings(ld, sys, "system.", "env", 0, &s->env, &line)) {
+		for (size_t i = 0; i < s->env.nr; i++) {
+			const char *e = s->env.v[i], *eq = strchr(e, '=');
+			int good = eq && eq > e && !isdigit((unsigned char)e[0]);
+
+			for (const char *p = e; good && p < eq; p++)
+				good = isalnum((unsigned char)*p) || *p == '_';
+			if (!good) {
+				SPEC_BAD(ld, line, "'system.env' item %zu: '%s' is not NAME=value", i + 1, e);
+				break;
+			}
+		}
+	}
+}
+
+static void load_system(struct loader *ld, const config_setting_t *sys, struct spec *s,
+			int want_dpu)
+{
+	config_setting_t *onload;
+	char *str = NULL, err[512];
+	int line = 0;
+
+	check_keys(ld, sys, "system.", system_keys);
+	get_string(ld, sys, "system.", "name", 1, &s->name, NULL);
+	if (!get_string(ld, sys, "system.", "nodes", 1, &str, &s->line.nodes) && str) {
+		if (hostlist_expand(str, &s->nodes, err, sizeof(err)))
+			SPEC_BAD(ld, s->line.nodes, "'system.nodes': %s", err);
+	}
+	free(str);
+	str = NULL;
+	get_uint(ld, sys, "system.", "ppn", 1, 1, 65536, &s->ppn, &s->line.ppn);
+	if (s->ppn && (unsigned long long)s->nodes.nr * s->ppn > 100000000ull)
+		SPEC_BAD(ld, s->line.ppn, "%zu nodes x %u PPN is more than 100000000 host ranks",
+			 s->nodes.nr, s->ppn);
+
+	load_dpu(ld, sys, s, want_dpu);
 	onload = member(ld, sys, "system.", "onload", 0);
 	if (onload && config_setting_type(onload) != CONFIG_TYPE_GROUP)
 		SPEC_BAD(ld, line_of(onload), "'system.onload' must be a group { cores = N; }, not %s",
@@ -641,64 +735,232 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 			 hint(launcher_names, str, err, sizeof(err)));
 	free(str);
 	get_strings(ld, sys, "system.", "launcher_args", 0, &s->launcher_args, NULL);
-	m = member(ld, sys, "system.", "env", 0);
-	if (m && !get_strings(ld, sys, "system.", "env", 0, &s->env, &line)) {
-		for (size_t i = 0; i < s->env.nr; i++) {
-			const char *e = s->env.v[i], *eq = strchr(e, '=');
-			int good = eq && eq > e && !isdigit((unsigned char)e[0]);
-
-			for (const char *p = e; good && p < eq; p++)
-				good = isalnum((unsigned char)*p) || *p == '_';
-			if (!good) {
-				SPEC_BAD(ld, line, "'system.env' item %zu: '%s' is not NAME=value", i + 1, e);
-				break;
-			}
-		}
-	}
+	load_env(ld, sys, s);
 	if (s->nodes.nr)
 		check_unique(ld, s);
 }
 
+
+/* How decisions are made (README, "Statistics"): launches per configuration
+ * (repetitions is the least, max_repetitions the most), the significance
+ * level, the practical thresholds, which placement costs less, and how far
+ * the calibrated compute may miss the reference. */
+static void load_statistics(struct loader *ld, const config_setting_t *sw, struct spec *s)
+{
+	struct strvec order = STRVEC_INIT;
+	int line = 0;
+
+	s->max_repetitions = 0;
+	s->alpha = 0.05;
+	s->delta_oe = 0.5;
+	s->delta_time = 0.01;
+	s->dpu_first = 1;
+	s->calibration_tolerance = 0.10;
+	get_uint(ld, sw, "sweep.", "max_repetitions", 0, 1, 10000, &s->max_repetitions, &line);
+	get_double(ld, sw, "sweep.", "alpha", 1e-6, 0.5, &s->alpha);
+	get_double(ld, sw, "sweep.", "delta_oe", 0, 100, &s->delta_oe);
+	get_double(ld, sw, "sweep.", "delta_time", 0, 0.99, &s->delta_time);
+	get_double(ld, sw, "sweep.", "calibration_tolerance", 0.001, 10, &s->calibration_tolerance);
+	if (!get_names(ld, sw, "sweep.", "cost_order", 0, placement_names, &order, NULL) && order.nr) {
+		if (order.nr != 2)
+			SPEC_BAD(ld, line_of(config_setting_get_member(sw, "cost_order")),
+				 "'sweep.cost_order' names both placements, cheapest first "
+				 "([\"dpu\", \"onload\"] or [\"onload\", \"dpu\"])");
+		else
+			s->dpu_first = !strcmp(order.v[0], "dpu");
+	}
+	strvec_clear(&order);
+	s->max_repetitions_set = s->max_repetitions != 0;
+	if (!s->max_repetitions)
+		s->max_repetitions = s->repetitions > 10 ? s->repetitions : 10;
+	else if (s->max_repetitions < s->repetitions)
+		SPEC_BAD(ld, line, "'sweep.max_repetitions' is %u, fewer than 'sweep.repetitions' (%u)",
+			 s->max_repetitions, s->repetitions);
+}
+
+/* The reductions of the table, "reduce, allreduce", for messages. */
+static const char *reduction_names(char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t c = 0; c < colls_count && used < len; c++)
+		if (colls_table[c].reduction)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+						 colls_table[c].name);
+	return buf;
+}
+
+/* sweep.dtypes and sweep.ops: names the kernel knows (reduce.h), every op
+ * applying to some listed dtype and every dtype having some listed op
+ * (bitwise and logical ops are for integers only). */
+static void load_dtypes_ops(struct loader *ld, const config_setting_t *sw, struct spec *s,
+			    int reduction)
+{
+	const char *dts[DT_N + 1], *ops[RO_N + 1];
+	char buf[128];
+
+	memcpy(dts, dtype_names, sizeof(dtype_names));
+	dts[DT_N] = NULL;
+	memcpy(ops, redop_names, sizeof(redop_names));
+	ops[RO_N] = NULL;
+	if (get_names(ld, sw, "sweep.", "dtypes", 0, dts, &s->dtypes, &s->line.dtypes) ||
+	    get_names(ld, sw, "sweep.", "ops", 0, ops, &s->ops, &s->line.ops))
+		return;
+	for (int k = 0; k < 2; k++) {
+		int line = k ? s->line.ops : s->line.dtypes;
+
+		if (line && !reduction)
+			SPEC_BAD(ld, line, "'sweep.%s' applies only to reductions (%s), and none is listed",
+				 k ? "ops" : "dtypes", reduction_names(buf, sizeof(buf)));
+	}
+	if (!s->dtypes.nr)
+		strvec_push(&s->dtypes, SPEC_DEFAULT_DTYPE);
+	if (!s->ops.nr)
+		strvec_push(&s->ops, SPEC_DEFAULT_OP);
+	for (size_t o = 0; o < s->ops.nr; o++) {
+		int used = 0;
+
+		for (size_t d = 0; d < s->dtypes.nr; d++)
+			used |= spec_op_applies(s->dtypes.v[d], s->ops.v[o]);
+		if (!used)
+			SPEC_BAD(ld, s->line.ops ? s->line.ops : s->line.dtypes,
+				 "'sweep.ops': '%s' applies to none of the dtypes (bitwise and logical ops are for integer dtypes only)",
+				 s->ops.v[o]);
+	}
+	for (size_t d = 0; d < s->dtypes.nr; d++) {
+		int used = 0;
+
+		for (size_t o = 0; o < s->ops.nr; o++)
+			used |= spec_op_applies(s->dtypes.v[d], s->ops.v[o]);
+		if (!used)
+			SPEC_BAD(ld, s->line.dtypes ? s->line.dtypes : s->line.ops,
+				 "'sweep.dtypes': none of the ops applies to '%s' (bitwise and logical ops are for integer dtypes only)",
+				 s->dtypes.v[d]);
+	}
+}
+
+/* Every dtype must divide every size and chunk: a reduction moves whole
+ * elements. */
+static void check_divisible(struct loader *ld, const struct spec *s, const char *key,
+			    const uint64_t *v, size_t n, int line)
+{
+	char num[32];
+
+	for (size_t d = 0; d < s->dtypes.nr; d++) {
+		size_t es = spec_dtype_size(s->dtypes.v[d]);
+
+		for (size_t i = 0; es && i < n; i++)
+			if (v[i] % es) {
+				SPEC_BAD(ld, line ? line : s->line.dtypes,
+					 "'sweep.%s': %s is not a whole number of '%s' elements (%zu bytes each)",
+					 key, format_size(v[i], num, sizeof(num)), s->dtypes.v[d], es);
+				return;
+			}
+	}
+}
+
+/* The axes beside the layout's: dtypes and ops (reductions), chunks and
+ * windows (pipelining), radix (knomial). Each is checked against the
+ * collectives and algorithms it applies to: a value listed for none is a
+ * mistake, as in sweep.algorithms. */
+static void load_axes(struct loader *ld, const config_setting_t *sw, struct spec *s)
+{
+	int reduction, pipelined, knomial, r;
+
+	spec_axes_apply(s, &reduction, &pipelined, &knomial);
+	load_dtypes_ops(ld, sw, s, reduction);
+	r = get_size_list(ld, sw, "chunks", 0, s->chunks, &s->nchunks, &s->line.chunks);
+	if (r > 0)
+		s->chunks[s->nchunks++] = SPEC_DEFAULT_CHUNK;
+	else if (!r && s->chunks[s->nchunks - 1] > SPEC_MAX_MESSAGE)
+		SPEC_BAD(ld, s->line.chunks, "'sweep.chunks': %" PRIu64 " bytes is more than the kernel's limit of 1G",
+			 s->chunks[s->nchunks - 1]);
+	get_uints(ld, sw, "sweep.", "windows", 0, 1, 4096, &s->windows, &s->nwindows, &s->line.windows);
+	get_uints(ld, sw, "sweep.", "radix", 0, 2, SPEC_MAX_RADIX, &s->radix, &s->nradix, &s->line.radix);
+	if ((s->line.chunks || s->line.windows) && !pipelined)
+		SPEC_BAD(ld, s->line.chunks ? s->line.chunks : s->line.windows,
+			 "'sweep.%s' applies only to the reductions and to gather and allgather with a schedule, and none is listed",
+			 s->line.chunks ? "chunks" : "windows");
+	if (s->line.radix && !knomial)
+		SPEC_BAD(ld, s->line.radix, "'sweep.radix' applies only to the knomial schedule, which no listed collective runs");
+	if (!s->nwindows) {
+		s->windows = xmalloc(sizeof(*s->windows));
+		s->windows[s->nwindows++] = SPEC_DEFAULT_WINDOW;
+	}
+	if (!s->nradix) {
+		s->radix = xmalloc(sizeof(*s->radix));
+		s->radix[s->nradix++] = SPEC_DEFAULT_RADIX;
+	}
+	if (reduction) {
+		check_divisible(ld, s, "sizes", s->sizes, s->nsizes, s->line.sizes);
+		check_divisible(ld, s, "chunks", s->chunks, s->nchunks, s->line.chunks);
+	}
+}
+
+/* sweep.algorithms: all the algorithms (not the schedules) that apply when
+ * absent; else every one listed must apply to some collective and every
+ * collective must have one. */
+static void load_algorithms(struct loader *ld, const config_setting_t *sw, struct spec *s)
+{
+	const char *known[COLLS_MAX_NAMES];
+	char buf[256];
+	int line = 0;
+
+	colls_algorithm_names(known, COLLS_MAX_NAMES, !!member(ld, sw, "sweep.", "algorithms", 0));
+	if (!member(ld, sw, "sweep.", "algorithms", 0)) {
+		for (size_t a = 0; known[a]; a++)
+			for (size_t c = 0; c < s->collectives.nr; c++)
+				if (spec_algorithm_applies(s->collectives.v[c], known[a])) {
+					strvec_push(&s->algorithms, known[a]);
+					break;
+				}
+		return;
+	}
+	if (get_names(ld, sw, "sweep.", "algorithms", 0, known, &s->algorithms, &line))
+		return;
+	for (size_t a = 0; a < s->algorithms.nr; a++) {
+		int used = 0;
+
+		for (size_t c = 0; c < s->collectives.nr; c++)
+			used |= spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
+		if (!used && s->collectives.nr) {
+			size_t len = 0;
+
+			buf[0] = 0;
+			for (size_t c = 0; c < colls_count && len < sizeof(buf); c++)
+				if (colls_algorithm_applies(colls_table[c].name, s->algorithms.v[a]))
+					len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+								len ? ", " : "", colls_table[c].name);
+			SPEC_BAD(ld, line, "'sweep.algorithms': '%s' applies to none of the collectives (only to %s)",
+				 s->algorithms.v[a], buf);
+		}
+	}
+	for (size_t c = 0; c < s->collectives.nr; c++) {
+		int used = 0;
+
+		for (size_t a = 0; a < s->algorithms.nr; a++)
+			used |= spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
+		if (!used)
+			SPEC_BAD(ld, line, "'sweep.algorithms': none applies to '%s' (%s)",
+				 s->collectives.v[c], colls_algorithms_of(s->collectives.v[c], buf, sizeof(buf)));
+	}
+}
+
 static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spec *s)
 {
+	const char *colls[COLLS_MAX_NAMES];
 	struct strvec place = STRVEC_INIT;
 	char *str = NULL, err[512];
 	int line = 0;
 
 	check_keys(ld, sw, "sweep.", sweep_keys);
-	get_names(ld, sw, "sweep.", "collectives", 1, collective_names, &s->collectives, NULL);
-	if (!member(ld, sw, "sweep.", "algorithms", 0)) {
-		/* All that apply to the collectives asked for. */
-		for (size_t a = 0; algorithm_names[a]; a++)
-			for (size_t c = 0; c < s->collectives.nr; c++)
-				if (spec_algorithm_applies(s->collectives.v[c], algorithm_names[a])) {
-					strvec_push(&s->algorithms, algorithm_names[a]);
-					break;
-				}
-	} else if (!get_names(ld, sw, "sweep.", "algorithms", 0, algorithm_names,
-			      &s->algorithms, &line)) {
-		for (size_t a = 0; a < s->algorithms.nr; a++) {
-			int used = 0;
-
-			for (size_t c = 0; c < s->collectives.nr; c++)
-				used |= spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
-			if (!used && s->collectives.nr)
-				SPEC_BAD(ld, line, "'sweep.algorithms': '%s' applies to none of the collectives (direct: bcast, gather; leader, allin: allgather)",
-					 s->algorithms.v[a]);
-		}
-		for (size_t c = 0; c < s->collectives.nr; c++) {
-			int used = 0;
-
-			for (size_t a = 0; a < s->algorithms.nr; a++)
-				used |= spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
-			if (!used)
-				SPEC_BAD(ld, line, "'sweep.algorithms': none applies to '%s' (%s)",
-					 s->collectives.v[c],
-					 strcmp(s->collectives.v[c], "allgather") ? "direct" : "leader or allin");
-		}
-	}
+	colls_collective_names(colls, COLLS_MAX_NAMES);
+	get_names(ld, sw, "sweep.", "collectives", 1, colls, &s->collectives, NULL);
+	load_algorithms(ld, sw, s);
 	get_names(ld, sw, "sweep.", "assignments", 1, assignment_names, &s->assignments, NULL);
-	get_sizes(ld, sw, s);
+	get_size_list(ld, sw, "sizes", 1, s->sizes, &s->nsizes, &s->line.sizes);
+	load_axes(ld, sw, s);
 	get_uints(ld, sw, "sweep.", "wpn", 1, 1, 4096, &s->wpn, &s->nwpn, &s->line.wpn);
 	get_uints(ld, sw, "sweep.", "workers", 0, 1, 100000000, &s->workers, &s->nworkers,
 		  &s->line.workers);
@@ -721,6 +983,7 @@ static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spe
 	get_uint(ld, sw, "sweep.", "repetitions", 0, 1, 10000, &s->repetitions, NULL);
 	get_uint(ld, sw, "sweep.", "time_limit", 0, 1, 7 * 86400, &s->time_limit, NULL);
 	get_uint(ld, sw, "sweep.", "retries", 0, 0, 10, &s->retries, NULL);
+	load_statistics(ld, sw, s);
 	if (!get_string(ld, sw, "sweep.", "transport", 0, &str, &line) && str) {
 		if (name_index(transport_names, str) < 0)
 			SPEC_BAD(ld, line, "'sweep.transport': unknown transport '%s'%s", str,
@@ -771,6 +1034,88 @@ static char *spec_dir(const char *path)
 	return xasprintf("%s/%.*s", cwd, (int)(slash - path), path);
 }
 
+/* Limits a spec is checked against before libconfig reads it (README,
+ * "Limits"): libconfig 1.5 exits the whole process on an @include it cannot
+ * read (a folder, a FIFO), so includes are refused; a file or a nesting
+ * far beyond any real spec is refused in bounded time and memory. */
+#define SPEC_MAX_BYTES (1u << 20)
+#define SPEC_MAX_DEPTH 16
+
+/* Skips a comment or a string at *p (advancing it and the line count);
+ * 1 when there was one. */
+static int skip_inert(const char **p, const char *end, int *line)
+{
+	const char *q = *p;
+
+	if (*q == '#' || (*q == '/' && q + 1 < end && q[1] == '/')) {
+		while (q < end && *q != '\n')
+			q++;
+	} else if (*q == '/' && q + 1 < end && q[1] == '*') {
+		for (q += 2; q + 1 < end && !(q[0] == '*' && q[1] == '/'); q++)
+			*line += *q == '\n';
+		q = q + 1 < end ? q + 2 : end;
+	} else if (*q == '"') {
+		for (q++; q < end && *q != '"'; q++) {
+			*line += *q == '\n';
+			if (*q == '\\' && q + 1 < end)
+				q++;
+		}
+		q = q < end ? q + 1 : end;
+	} else {
+		return 0;
+	}
+	*p = q;
+	return 1;
+}
+
+static int prescan_text(const char *path, const char *buf, size_t n)
+{
+	const char *p = buf, *end = buf + n;
+	int line = 1, depth = 0, bol = 1;
+
+	while (p < end) {
+		if (bol && !strncmp(p, "@include", end - p < 8 ? (size_t)(end - p) : 8))
+			return error("%s:%d: @include is not supported: write the spec as one file", path, line);
+		if (skip_inert(&p, end, &line))
+			continue;
+		if (*p == '{' || *p == '(' || *p == '[') {
+			if (++depth > SPEC_MAX_DEPTH)
+				return error("%s:%d: settings nested more than %d deep, the limit", path,
+					     line, SPEC_MAX_DEPTH);
+		} else if (*p == '}' || *p == ')' || *p == ']') {
+			depth--;
+		}
+		if (*p == '\n')
+			line++;
+		bol = *p == '\n' || (bol && (*p == ' ' || *p == '\t'));
+		p++;
+	}
+	return 0;
+}
+
+/* Reads at most SPEC_MAX_BYTES of path and checks the limits above. */
+static int spec_prescan(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+	int ret;
+
+	if (!f)
+		return error("%s: cannot read: %s", path, strerror(errno));
+	buf = xmalloc(SPEC_MAX_BYTES + 1);
+	n = fread(buf, 1, SPEC_MAX_BYTES + 1, f);
+	if (ferror(f))
+		ret = error("%s: cannot read: %s", path, strerror(errno));
+	else if (n > SPEC_MAX_BYTES)
+		ret = error("%s: larger than %u bytes, the limit for a spec", path, SPEC_MAX_BYTES);
+	else
+		ret = prescan_text(path, buf, n);
+	fclose(f);
+	free(buf);
+	return ret;
+}
+
 int spec_load(const char *path, struct spec *out)
 {
 	struct loader ld = { path, NULL, 0 };
@@ -781,7 +1126,7 @@ int spec_load(const char *path, struct spec *out)
 	memset(out, 0, sizeof(*out));
 	out->path = xstrdup(path);
 	config_init(&cfg);
-	if (hash_file(&ld, out))
+	if (hash_file(&ld, out) || spec_prescan(path))
 		goto fail;
 	if (!config_read_file(&cfg, path)) {
 		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
@@ -851,6 +1196,10 @@ void spec_release(struct spec *s)
 	strvec_clear(&s->collectives);
 	strvec_clear(&s->algorithms);
 	strvec_clear(&s->assignments);
+	strvec_clear(&s->dtypes);
+	strvec_clear(&s->ops);
+	free(s->windows);
+	free(s->radix);
 	free(s->wpn);
 	free(s->workers);
 	free(s->node_counts);

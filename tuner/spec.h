@@ -19,10 +19,15 @@
  *     env = [ "OMPI_MCA_osc=ucx" ];    # optional NAME=value
  *   };
  *   sweep = {
- *     collectives = [ "bcast", "gather", "allgather" ];
+ *     collectives = [ "bcast", "gather", "allgather", "reduce", "allreduce" ];
  *     algorithms = [ "direct", "allin" ];      # optional: all that apply
  *     assignments = [ "block", "cyclic" ];
- *     sizes = "256K:4M";               # or [ "256K", "1M" ]
+ *     sizes = "256K:4M";               # or [ "256K", "24K" ] (any byte count)
+ *     dtypes = [ "int32", "double" ];  # optional, reductions (int32)
+ *     ops = [ "sum", "max" ];          # optional, reductions (sum)
+ *     chunks = [ "64K", "256K" ];      # optional, pipelining (64K)
+ *     windows = [ 2, 4 ];              # optional, pipelining (2)
+ *     radix = [ 2, 4 ];                # optional, knomial (2)
  *     wpn = [ 1, 2, 4, 8 ];
  *     workers = [ 1, 2, 4, 8, 16 ];    # optional (see plan.h)
  *     nodes = [ 2, 4, 8 ];             # optional node counts (first N nodes)
@@ -45,12 +50,23 @@
 enum placement { PLACEMENT_DPU, PLACEMENT_ONLOAD };
 
 #define SPEC_MAX_SIZES 64
+/* The kernel's largest message and chunk (kernels/options.h KOPTS_MAX_BYTES,
+ * 1 GiB): the planner refuses a size above it, naming the limit. */
+#define SPEC_MAX_MESSAGE (1ull << 30)
 
 /* Line numbers of settings, for plan errors that point into the file. */
 struct spec_lines {
 	int nodes, ppn, dpu, dpu_cores, onload_cores, host_bin, dpu_bin, wpn,
-	    workers, sweep_nodes, placement, sizes;
+	    workers, sweep_nodes, placement, sizes, dtypes, ops, chunks, windows, radix;
 };
+
+/* The kernel's defaults for the axes a spec may leave out. */
+#define SPEC_DEFAULT_DTYPE "int32"
+#define SPEC_DEFAULT_OP "sum"
+#define SPEC_DEFAULT_CHUNK (64u << 10)
+#define SPEC_DEFAULT_WINDOW 2
+#define SPEC_DEFAULT_RADIX 2
+#define SPEC_MAX_RADIX 8
 
 /* Everything in it is owned by the struct and freed by spec_release(). */
 struct spec {
@@ -74,11 +90,23 @@ struct spec {
 
 	/* sweep: every list is checked, duplicates removed, in the file's order
 	 * except wpn, workers and nodes, which are sorted ascending */
-	struct strvec collectives;	/* bcast, gather, allgather */
-	struct strvec algorithms;	/* direct, leader, allin: the ones that apply */
+	struct strvec collectives;	/* names of tuner/colls.c's table */
+	struct strvec algorithms;	/* algorithms and schedules: the ones that apply */
 	struct strvec assignments;	/* block, cyclic, locality */
-	uint64_t sizes[SPEC_MAX_SIZES];	/* bytes, ascending */
+	uint64_t sizes[SPEC_MAX_SIZES];	/* bytes, ascending; every dtype divides each */
 	size_t nsizes;
+	/* The axes of reductions (dtypes, ops) and of pipelining (chunks,
+	 * windows) and of the k-nomial tree (radix): always at least one
+	 * value, the kernel's default when the spec gives none. Sorted
+	 * ascending, except dtypes and ops, in the file's order. */
+	struct strvec dtypes;	/* kernels/sched/reduce.h's names */
+	struct strvec ops;
+	uint64_t chunks[SPEC_MAX_SIZES];	/* bytes */
+	size_t nchunks;
+	unsigned *windows;
+	size_t nwindows;
+	unsigned *radix;
+	size_t nradix;
 	unsigned *wpn;
 	size_t nwpn;
 	unsigned *workers;	/* NULL when the spec gives none (plan.h) */
@@ -89,6 +117,15 @@ struct spec {
 	size_t nplacements;
 	unsigned iterations, warmup, repetitions, time_limit;
 	unsigned retries;	/* more attempts of a failed launch (default 0) */
+	unsigned max_repetitions;	/* launches per configuration at most (default
+					 * max(repetitions, 10)); repetitions is the least */
+	int max_repetitions_set;	/* the spec names max_repetitions: `run` races
+					 * up to it (search always does) */
+	double alpha;		/* significance level (0.05) */
+	double delta_oe;	/* practical threshold, OE points (0.5) */
+	double delta_time;	/* practical threshold, fraction of time (0.01) */
+	int dpu_first;		/* cost_order: a DPU core is cheaper than an onload one (1) */
+	double calibration_tolerance;	/* compute vs reference, relative (0.10) */
 	char *transport;	/* NULL: the kernel's default */
 
 	struct spec_lines line;
@@ -104,9 +141,17 @@ void spec_release(struct spec *s);
 
 const char *placement_name(enum placement p);
 
-/* Whether algorithm applies to collective: direct to bcast and gather,
- * leader and allin to allgather (as the kernel's -a option documents). */
+/* Whether algorithm applies to collective (tuner/colls.c's table). */
 int spec_algorithm_applies(const char *collective, const char *algorithm);
+/* Whether op applies to dtype (bitwise and logical ops: integers only). */
+int spec_op_applies(const char *dtype, const char *op);
+/* Bytes of one element of dtype; 0 for an unknown name. */
+size_t spec_dtype_size(const char *dtype);
+
+/* Which axes beside the layout's the spec's (collective, algorithm) pairs
+ * use: dtype and op (a reduction), chunk and window (pipelining), radix
+ * (knomial). */
+void spec_axes_apply(const struct spec *s, int *reduction, int *pipelined, int *knomial);
 
 /* Number of (collective, algorithm) pairs of the spec that apply. */
 size_t spec_pairs(const struct spec *s);

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_DEFAULT_PATH "results/sweetspot.db"
 
 struct store;
@@ -92,7 +92,7 @@ struct store_launch {
 };
 
 /* One kernel record (a point) with its launch's context. Every string is
- * owned by whoever filled the struct: by store_parse_record()'s caller via
+ * owned by whoever filled the struct: by record_parse()'s caller via
  * store_point_release(), or by the store during store_foreach_point()
  * (valid only inside the callback). Numbers absent from a record are NaN
  * (doubles) or -1 (integers); absent strings are "". */
@@ -116,13 +116,28 @@ struct store_point {
 	int ranks;		/* hosts + workers */
 	int bad_rank, bad_source;	/* invalid records: where validation failed */
 	long long bad_offset;
+	/* The axes beside the layout's (schema 3): "" and 0 where they do not
+	 * apply (dtype, op: reductions; chunk, window: pipelined ones; radix:
+	 * knomial). Part of a point's identity. */
+	const char *dtype, *op;
+	long long chunk;
+	int window, radix;
+	/* Bandwidths (bytes per second): bytes / comm_us, normalised as
+	 * nccl-tests does, and the transport's point to point one. */
+	double algbw, busbw, p2p_bw;
+	/* Launch-level medians of the kernel's calibration, and whether the
+	 * compute phase met its reference: 1 yes, -1 no (decisions leave the
+	 * point out), 0 the kernel did not say (so a zeroed point is not
+	 * flagged). The column holds 1, 0 and NULL. */
+	double ref_us_median, compute_us_median, oe_measured_median, calib_error;
+	int calibrated;
 };
 
-/* Parses one JSON line of the kernel into *p (strings malloc'd; free them
- * with store_point_release()). Returns 0, or -1 with a sentence in err when
- * the line is not a JSON object or lacks a required field (collective,
- * algorithm, assignment, bytes, valid, total_us). Does not print. */
-int store_parse_record(const char *line, struct store_point *p, char *err, size_t errlen);
+/* Frees the strings of a point filled by record_parse() (record.h). */
+/* A deep copy of src into dst: every string duplicated (NULL stays NULL);
+ * release it with store_point_release(). The one copy of a point's
+ * strings, beside the one release: a field added to one is added to both. */
+void store_point_copy(struct store_point *dst, const struct store_point *src);
 void store_point_release(struct store_point *p);
 
 /* Records one finished launch and its n points in one transaction: the
@@ -136,6 +151,14 @@ int store_launch_record(struct store *st, struct store_launch *l,
  * (retry_failed) or any recorded launch (!retry_failed): 1 yes, 0 no, -1 error. */
 int store_launch_done(struct store *st, long long run, const char *layout,
 		      int repetition, int retry_failed);
+
+/* The command line that ran the latest launch of layout in run that ended
+ * ok: the launches table's argv column, as the sweep stored it (the
+ * environment assignments, then the launcher's argv, shell-quoted; older
+ * databases hold the argv alone). Returns 1 and *out (the caller frees
+ * it), 0 when no launch of that layout ended ok (*out NULL), -1 after
+ * error(). */
+int store_launch_command(struct store *st, long long run, const char *layout, char **out);
 
 /* Counts for a run: launches recorded (distinct layout+repetition), failed
  * ones among them (latest attempt not ok), and points stored (valid and not).
@@ -155,7 +178,26 @@ struct store_job {
 	int exit_status;	/* -1: not known (not waited for) */
 };
 
-int store_job_record(struct store *st, const struct store_job *j);
+/* Records a job; a NULL job_id records the intent before sbatch is asked
+ * (job_id '' in the table: "submitting"), so that a submit killed after
+ * Slurm accepted the job still leaves its script behind. *id (may be
+ * NULL) is set to the row's id for store_job_set_id(). */
+int store_job_record(struct store *st, const struct store_job *j, long long *id);
+/* The job id sbatch gave the intent row id; NULL deletes the row (sbatch
+ * refused: nothing was submitted). */
+int store_job_set_id(struct store *st, long long id, const char *job_id);
+
+/* A job of a spec not known to have ended (not waited for). */
+struct store_job_row {
+	long long id;
+	char *job_id;		/* "" while submitting (the id never came back) */
+	char *script;
+};
+/* Those jobs of spec_path, oldest first, into *out (n of them; free with
+ * store_job_rows_free()). 0 or -1. */
+int store_jobs_open(struct store *st, const char *spec_path, struct store_job_row **out,
+		    size_t *n);
+void store_job_rows_free(struct store_job_row *rows, size_t n);
 /* The exit status of a job that was waited for. */
 int store_job_finished(struct store *st, const char *job_id, int exit_status);
 

@@ -26,8 +26,8 @@ PEOF
 exits_with 0 "rules from the profile" sweetspot export --format ompi-rules --profile "$TMP/profile.cfg" \
 	--ompi-version 4.1.4 -o "$TMP/rules"
 sed 's/#.*//; /^[[:space:]]*$/d' "$TMP/rules" | tr -s ' \t' ' ' | sed 's/ $//' | tr '\n' '|' >"$TMP/rules.num"
-is "$(cat "$TMP/rules.num")" "2|0|1|4|2|0 2 0 0|262144 4 0 0|9|1|4|2|0 2 0 0|262144 1 0 0|" \
-	"allgather (0) then gather (9), switching at 64K x 4 ranks"
+is "$(cat "$TMP/rules.num")" "2|0|3|1|1|0 0 0 0|4|2|0 2 4 0|262144 4 4 0|5|1|0 0 0 0|9|3|1|1|0 0 0 0|4|2|0 2 4 0|262144 1 4 0|5|1|0 0 0 0|" \
+	"allgather (0) then gather (9), switching at 64K x 4 ranks; other sizes Open MPI's"
 
 cat >"$TMP/coll.c" <<'CEOF'
 /* One MPI_Allgather or MPI_Gather (argv[1]) of argv[2] bytes per rank. */

@@ -13,9 +13,10 @@ kernel_run() {
 }
 
 # mpirun_run NP MPIRUN-ARGS...: the same, with mpirun's own options first
-# (the program is among the arguments).
+# (the program is among the arguments). The time limit is a backstop for a
+# hang, generous for a loaded machine: no test asserts on time.
 mpirun_run() {
-	timeout -k 5 120 sh -c '
+	timeout -k 5 600 sh -c '
 		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		OMPI_MCA_rmaps_base_oversubscribe=1 \
 		OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo \
@@ -34,7 +35,8 @@ json_field() {
 }
 
 # check_records FILE: every record's formulas recomputed from its own raw
-# times, the spread ordered, and every field of the contract present.
+# times (the means' and the medians'), the spread ordered, the calibration
+# error from its medians, and every field of the contract present.
 # Prints one line per problem; silent when all is well.
 check_records() {
 	awk '
@@ -63,6 +65,13 @@ check_records() {
 		if (want < 0) want = 0; if (want > 1) want = 1
 		near(num("overlap"), 100 * want, 0.02 + 0.2 / (lo > 0 ? lo : 1), "overlap")
 		if (!(mn <= md && md <= mx && mn <= tot + 0.001 && tot <= mx + 0.001)) bad = bad " spread out of order"
+		# The launch-level sample: medians, their oe_measured, the calibration.
+		rmd = num("ref_us_median"); cmd = num("compute_us_median"); num("comm_us_median")
+		want = md > 0 ? rmd / md * 100 : 0; if (want > 100) want = 100
+		near(num("oe_measured_median"), want, 0.02 + 0.001 * want + 0.1 / (md > 0 ? md : 1), "oe_measured_median")
+		want = rmd > 0 ? (cmd - rmd) / rmd : 0; if (want < 0) want = -want
+		near(num("calib_error"), want, 0.0002 + 0.001 / (rmd > 0 ? rmd : 1), "calib_error")
+		if (!match($0, /"calibrated":(true|false),"recalibrations":[0-3],/)) bad = bad " calibrated/recalibrations"
 		if (bad != "") print NR ":" bad
 	}' "$1"
 }

@@ -2,11 +2,12 @@
 # tests/cli/kernel-mpi.t: the host-only baseline, --mode mpi: every rank a
 # host, the MPI library's own MPI_Bcast, MPI_Gather and MPI_Allgather, under
 # real mpirun, validated; the coll/tuned algorithm Open MPI is told to use
-# is recorded. Offloaded records say "mode":"offload".
+# is recorded; MPI_Reduce and MPI_Allreduce with every dtype x op.
+# Offloaded records say "mode":"offload".
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 20
+plan 27
 
 kernel_run 5 --mode mpi -c bcast,gather,allgather -m 4K:16K -i 4 -x 1
 is "$?" 0 "mpi mode: exit 0"
@@ -14,6 +15,7 @@ is "$(wc -l <"$TMP/out" | tr -d ' ')" 9 "3 collectives x 3 sizes"
 is "$(json_field "$TMP/out" mode | sort -u)" mpi '"mode":"mpi"'
 is "$(json_field "$TMP/out" valid | sort -u)" true "every record validated"
 is "$(json_field "$TMP/out" algorithm | sort -u)" default "algorithm: default"
+is "$(json_field "$TMP/out" assignment | sort -u)" none "assignment: none (no workers)"
 is "$(json_field "$TMP/out" ranks | sort -u) $(json_field "$TMP/out" workers | sort -u)" "5 0" "5 ranks, no workers"
 is "$(json_field "$TMP/out" collective | tr '\n' ' ')" "bcast bcast bcast gather gather gather allgather allgather allgather " \
 	"each collective at each size"
@@ -31,8 +33,27 @@ is "$?" 0 "tuned bcast algorithm: exit 0"
 is "$(json_field "$TMP/out" algorithm | tr '\n' ' ')" "tuned:1 default " \
 	"bcast records tuned:1, gather (not forced) default"
 
+# MPI_Reduce (root 0) and MPI_Allreduce: every op x dtype mapped to MPI's,
+# every element of the result checked at every destination.
+kernel_run 5 --mode mpi -c reduce,allreduce --dtype int32,int64,uint32,uint64,float,double \
+	--op sum,prod,min,max,band,bor,bxor,land,lor,lxor -m 120,4K -i 3 -x 1
+is "$?" 0 "mpi reduce/allreduce, every op x dtype: exit 0"
+# (4 integer dtypes x 10 ops + 2 floating x 4 ops) x 2 collectives x 2 sizes
+is "$(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "192 true" \
+	"192 records, all valid"
+is "$(awk -F'"dtype":"' '{ split($2, a, "\""); split($0, b, "\"op\":\""); split(b[2], c, "\""); print a[1] "/" c[1] }' "$TMP/out" | sort -u | wc -l | tr -d ' ')" 48 \
+	"48 dtype/op pairs recorded"
+like "$TMP/err" '^allreduce +default +4K .* yes double min$' "table row names dtype and op"
+mpirun_run 4 --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_allreduce_algorithm 4 \
+	--mca coll_tuned_reduce_algorithm 2 "$KERNEL" --mode mpi -c reduce,allreduce,bcast \
+	--dtype float --op max -m 8K -i 3 -x 1
+is "$? $(json_field "$TMP/out" algorithm | tr '\n' ' ')" "0 default tuned:2 tuned:4 " \
+	"tuned reduce 2 and allreduce 4 recorded, bcast (not forced) default"
+
 SWEETSPOT_FAULT=flip-byte
 export SWEETSPOT_FAULT
+kernel_run 4 --mode mpi -c allreduce --dtype int64 --op sum -m 4K -i 3 -x 1
+is "$? $(json_field "$TMP/out" valid)" "1 false" "mpi allreduce, flip-byte: exit 1, invalid"
 kernel_run 4 --mode mpi -c gather,allgather -m 4K -i 3 -x 1
 is "$?" 1 "mpi mode, flip-byte: exit 1"
 is "$(json_field "$TMP/out" valid | tr '\n' ' ')" "false true " "the first point invalid, the next valid"

@@ -7,7 +7,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 27
+plan 32
 
 for w in 2 3; do
 	np=$((5 + w))
@@ -24,6 +24,28 @@ for w in 2 3; do
 		"allgather/allin allgather/leader bcast/direct gather/direct " "w=$w: every collective with its algorithms"
 	like "$TMP/err" '^allgather +leader +locality +16K .* yes$' "w=$w: table row on stderr"
 done
+
+# The calibration: a point whose compute misses the reference (medians) by
+# more than --calib-tolerance is calibrated again, and still missing says
+# "calibrated":false with a warning. Tolerance 0 is missed by (almost)
+# every point, 1000 by none: either way each record must agree with its
+# own calib_error, and the warnings with the records.
+for tol in 0 1000; do
+	kernel_run 6 -t rma -w 2 -c bcast,gather -m 4K,8K -i 3 -x 1 --calib-tolerance $tol
+	is "$?" 0 "--calib-tolerance $tol: exit 0"
+	is "$(awk -v t=$tol '{
+		match($0, /"calib_error":[0-9.]+/); e = substr($0, RSTART + 14, RLENGTH - 14) + 0
+		match($0, /"calibrated":[a-z]+/); c = substr($0, RSTART + 13, RLENGTH - 13)
+		match($0, /"recalibrations":[0-9]+/); n = substr($0, RSTART + 17, RLENGTH - 17) + 0
+		if ((e > t) != (c == "false")) print NR ": calib_error " e " but calibrated " c
+		if (c == "false" && n != 3) print NR ": not calibrated after " n " recalibrations"
+		if (c == "false") nf++
+	} END { print "false:" nf + 0 }' "$TMP/out")" \
+		"false:$(grep -c '^sweetspot-kernel: warning: .*"calibrated":false' "$TMP/err")" \
+		"--calib-tolerance $tol: calibrated agrees with calib_error, one warning per uncalibrated point"
+done
+is "$(json_field "$TMP/out" calibrated | sort -u) $(json_field "$TMP/out" recalibrations | sort -u)" "true 0" \
+	"--calib-tolerance 1000: every point calibrated at once"
 
 # Only rank 0 writes records, to -o FILE when given.
 kernel_run 4 -t rma -c gather -m 1K -i 2 -x 0 -o "$TMP/rec.json"

@@ -5,7 +5,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 40
+plan 58
 
 # bad DESCRIPTION REGEX ARGS...: exit 2, one message matching REGEX, no output.
 bad() {
@@ -24,9 +24,16 @@ bad() {
 
 bad "unknown collective" "unknown collective 'scatter'" -c bcast,scatter
 bad "--workers 0" "at least one worker" -w 0
-bad "workers >= hosts" "workers must be fewer than hosts" -w 2
+bad "workers > hosts" "workers must be at most as many as hosts" -w 3
 bad "size not a number" "'abc' is not a size" -m abc
-bad "size not a power of two" "not a power of two" -m 3000
+bad "range ends not powers of two" "both ends must be powers of two" -m 3000:8K
+bad "size not whole elements" "1004 bytes is not a whole number of int64 elements" -c reduce --dtype int32,int64 -m 1004
+bad "bitwise op of a float" "--op band applies to integer types only" -c allreduce --dtype float,double --op sum,band
+bad "logical op of a float, mpi mode" "--op lxor applies to integer types only" --mode mpi -c reduce --dtype float --op lxor
+bad "unknown dtype" "unknown dtype 'int8'" -c allreduce --dtype int8
+bad "unknown op" "unknown op 'avg'" -c reduce --op avg
+bad "reduction algorithm of a gather" "no listed algorithm applies to gather .direct." -c gather,reduce -a slice
+bad "--chunk 0" "--chunk" -c allreduce --chunk 0
 bad "backwards range" "runs backwards" -m 4M:256K
 bad "unknown transport" "unknown transport 'tcp'" -t tcp
 bad "unknown assignment" "unknown assignment 'random'" -A random
@@ -38,6 +45,8 @@ bad "missing value" "needs a value" -m
 bad "--ppn more than hosts" "--ppn 9 is more than the 3 host ranks" --ppn 9
 bad "unwritable output" "cannot write $TMP/no/such/dir/x.json" -o "$TMP/no/such/dir/x.json"
 bad "unknown --mode" "unknown mode 'fast'" --mode fast
+bad "--calib-tolerance not a fraction" "--calib-tolerance: 'nan' is not a number" --calib-tolerance nan
+bad "--calib-tolerance negative" "--calib-tolerance: '-0.1' is not a number" --calib-tolerance -0.1
 
 SWEETSPOT_FAULT=flip-byte,melt
 export SWEETSPOT_FAULT

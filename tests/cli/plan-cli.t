@@ -1,27 +1,33 @@
 #!/bin/sh
 # tests/cli/plan-cli.t: `sweetspot plan` and `sweetspot generate` as people
 # use them: help, exit statuses, JSON totals, bad specs reported as
-# file:line with exit 2 and nothing written.
+# file:line with exit 2 and nothing written. And what every command that
+# reads its options through tuner/cli.h shares: --help on stdout, exit 0,
+# naming in its options every option its synopsis shows; `sweetspot help
+# COMMAND` the same; an unknown option exit 2, named, with the way to --help.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 41
+plan 88
 exits_with 0 "plan --help" sweetspot plan --help
 like "$TMP/out" '^usage: sweetspot plan SPEC' "plan --help prints usage on stdout"
 exits_with 0 "generate --help" sweetspot generate --help
 like "$TMP/out" '^usage: sweetspot generate SPEC -o DIR' "generate --help prints usage"
 exits_with 2 "plan without a spec" sweetspot plan
 exits_with 2 "plan with an unknown option" sweetspot plan --jsn "$ROOT/profiles/paper.cfg"
+like "$TMP/err" "^sweetspot plan: unknown option '--jsn'" "says which option"
+exits_with 2 "generate: -o without its value" sweetspot generate "$ROOT/profiles/paper.cfg" -o
+like "$TMP/err" "^sweetspot generate: --output needs a value \(DIR\)" "says which value is missing"
 exits_with 2 "plan of a missing file" sweetspot plan "$TMP/nope.cfg"
 like "$TMP/err" 'nope.cfg' "the missing file is named"
 
 exits_with 0 "plan of the paper's sweep" sweetspot plan "$ROOT/profiles/paper.cfg"
 like "$TMP/out" '^n8-ppn8-w16-wpn2-dpu +8 +8 +64 +16 +2 dpu +40$' "a layout row for people"
-like "$TMP/out" '^15 layouts, 600 points; 3 repetitions: 45 launches, 1800 measurements' "totals for people"
+like "$TMP/out" '^16 layouts, 640 points; 3 repetitions: 48 launches, 1920 measurements' "totals for people"
 exits_with 0 "plan --json" sweetspot plan --json "$ROOT/profiles/paper.cfg"
-like "$TMP/out" '"points":600,"launches":45,' "JSON totals points and launches"
-like "$TMP/out" '"layouts":\[\{"id":"n8-ppn8-w1-wpn1-dpu","nodes":8,"ppn":8,"hosts":64,"workers":1,"wpn":1,"ranks":65,"placement":"dpu","points":40\}' \
+like "$TMP/out" '"points":640,"launches":48,' "JSON totals points and launches"
+like "$TMP/out" '"layouts":\[\{"id":"n8-ppn8-w1-wpn1-dpu","nodes":8,"ppn":8,"hosts":64,"workers":1,"wpn":1,"ranks":65,"placement":"dpu","points":40,"point_list":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"cost":\{"ops":64,"steps":2,' \
 	"JSON layouts"
-is "$(grep -o '"id":' "$TMP/out" | wc -l)" 15 "15 layouts in the JSON"
+is "$(grep -o '"id":' "$TMP/out" | wc -l)" 16 "16 layouts in the JSON"
 exits_with 0 "plan of the onload profile" sweetspot plan "$ROOT/profiles/onload.cfg"
 exits_with 0 "plan of the local profile" sweetspot plan --json "$ROOT/profiles/local.cfg"
 n=$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/out")
@@ -83,4 +89,22 @@ sweep = { collectives = ["bcast"]; assignments = ["block"]; sizes = "4K";
 CFG
 exits_with 0 "generate with env" sweetspot generate "$TMP/env.cfg" -o "$TMP/env"
 like "$TMP/env/n1-ppn4-w1-wpn1-onload/commands" '^OMPI_MCA_osc=ucx mpirun .* -x OMPI_MCA_osc --hostfile' "env values set before mpirun, names after -x"
+
+# Every command on cli: its help and its parser come from one table.
+for c in plan generate results export plot submit recommend; do
+	exits_with 0 "$c --help" sweetspot $c --help
+	sed -n '/^usage:/,/^$/p' "$TMP/out" | grep -o -- '--[a-z][a-z-]*' | sort -u >"$TMP/synopsis"
+	sed -n '/^Options:/,/^$/p' "$TMP/out" | grep -o -- '--[a-z][a-z-]*' | sort -u >"$TMP/options"
+	ok "$c: every option of the synopsis is listed, so the parser knows it" \
+		test -s "$TMP/options" -a -z "$(comm -23 "$TMP/synopsis" "$TMP/options")"
+	sweetspot help $c >"$TMP/help-$c" 2>&1
+	ok "$c: 'sweetspot help $c' is the same text" cmp -s "$TMP/out" "$TMP/help-$c"
+	exits_with 2 "$c with an unknown option" sweetspot $c --no-such-option
+	like "$TMP/err" "^sweetspot $c: unknown option '--no-such-option'" "$c names it"
+	ok "$c points to --help" grep -q "sweetspot $c --help" "$TMP/err"
+done
+exits_with 0 "sweetspot --help" sweetspot --help
+is "$(sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out" | tr '\n' ' ')" \
+	"init plan generate run submit results search recommend baseline model export plot " \
+	"lists every command, in the order of the workflow"
 done_testing

@@ -1,12 +1,16 @@
 #!/bin/sh
 # tests/cli/plot-figures.t: `sweetspot plot` draws the paper's figures with
 # gnuplot: from the shipped landscape (OE against workers, one line per
-# size) and from a real run (runtimes too), as real PNG and SVG files with
-# their data and script; a failure leaves the folder as it was.
+# size; and per WPN), from a table with both placements (DPU against
+# onload, with the cores left to the application), and from a real run
+# (runtimes too, the reference with its min-max band), as real PNG and SVG
+# files with their data and script; one line per algorithm or schedule
+# where a collective holds several; every OE is a median over launches
+# with its 95% CI in the data; a failure leaves the folder as it was.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-plan 14
+plan 41
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
@@ -14,22 +18,80 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 is_png() { [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] && [ "$(wc -c <"$1")" -gt 5000 ]; }
 
 exits_with 0 "figures from the landscape" sweetspot plot --csv "$ROOT/tests/data/landscape.csv" -o "$TMP/fig"
-like "$TMP/err" "8 figures" "one OE figure per collective, algorithm and assignment"
+like "$TMP/err" "19 figures" "an OE and a WPN figure per collective, algorithm and assignment; per size one of allgather's two algorithms"
 ok "a real PNG" is_png "$TMP/fig/oe-bcast-direct-block.png"
 like "$TMP/fig/oe-bcast-direct-block.svg" "<svg" "an SVG"
 like "$TMP/fig/figures.gp" "^set terminal pngcairo" "the script beside it"
 # The data: at 8 workers (1 WPN) block bcast is near its best, at 1 far below.
-like "$TMP/fig/oe-bcast-direct-block.dat" "^8 9[0-9.]+ 9[0-9.]+ 9[0-9.]+$" "the data: the knee at 8 workers"
-like "$TMP/fig/oe-bcast-direct-block.dat" "^1 1[0-9.]+ 1[0-9.]+ 1[0-9.]+$" "and a single worker far below"
+like "$TMP/fig/oe-bcast-direct-block.dat" "^# workers oe@256K oe_lo@256K oe_hi@256K set@256K oe@1M oe_lo@1M oe_hi@1M set@1M oe@4M oe_lo@4M oe_hi@4M set@4M$" \
+	"the data: per size the median, its CI and whether it is in the indifference set"
+like "$TMP/fig/oe-bcast-direct-block.dat" "^8 9[0-9.]+ 9[0-9.]+ 9[0-9.]+ " "the knee at 8 workers"
+like "$TMP/fig/oe-bcast-direct-block.dat" "^1 1[0-9.]+ 1[0-9.]+ 1[0-9.]+ " "and a single worker far below"
+# lo <= median <= hi in every (median, lo, hi) triple, and some CI not empty.
+ci_ok() {
+	awk '!/^#/ { for (i = 2; i + 2 <= NF; i += 4) if ($i != "?") {
+		if ($(i + 1) > $i || $(i + 2) < $i) bad = 1; if ($(i + 2) > $(i + 1)) wide = 1 } }
+		END { exit bad || !wide }' "$1"
+}
+ok "every CI holds its median, and has a width" ci_ok "$TMP/fig/oe-bcast-direct-block.dat"
+like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 " "1 worker at 256K: median of 3 launches, CI their min-max"
+like "$TMP/fig/figures.gp" "using 1:2:3:4 with yerrorbars" "drawn as error bars"
+# The set as recommend decides it: at 256K the knee's layouts are in it
+# (3 launches each cannot be told apart), the single worker far below is not.
+like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 0 " "1 worker is not in the set"
+ok "some layout past the knee is in the set" awk '!/^#/ && $5 == 1 { found = 1 } END { exit !found }' \
+	"$TMP/fig/oe-bcast-direct-block.dat"
+like "$TMP/fig/figures.gp" "with points pt 6 ps 2.5 .* title 'not significantly worse than the best \\(the set\\)'" \
+	"the set drawn as rings"
+ok "a WPN figure" is_png "$TMP/fig/wpn-bcast-direct-block.png"
+like "$TMP/fig/wpn-bcast-direct-block.dat" "^# workers oe@wpn1 oe_lo@wpn1 oe_hi@wpn1 set@wpn1 oe@wpn2 " "one line per WPN, with its CI"
+ok "and its CIs" ci_ok "$TMP/fig/wpn-bcast-direct-block.dat"
+ok "no placement figure with DPUs only" test ! -e "$TMP/fig/placement-bcast-direct-block.png"
+
+# Both placements: DPU against onload, the cores each leaves in the legend.
+awk 'BEGIN { OFS = ","
+	print "nodes,ppn,layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,valid"
+	for (pi = 0; pi < 2; pi++) { pl = pi ? "onload" : "dpu"
+		for (wpn = 1; wpn <= 2; wpn++) for (n = 1; n <= 2; n++) { w = wpn * n
+			for (r = 1; r <= 3; r++)
+				print 2, 6, "n2-ppn6-w" w "-wpn" wpn "-" pl, "bcast", "direct", "block", 65536, w, wpn, pl, r, (pi ? 40 : 50) + 10 * w + r, 100 + r, 1 } } }' >"$TMP/both.csv"
+exits_with 0 "figures from both placements" sweetspot plot --csv "$TMP/both.csv" -o "$TMP/figp"
+ok "a placement figure" is_png "$TMP/figp/placement-bcast-direct-block.png"
+like "$TMP/figp/placement-bcast-direct-block.dat" "^# workers oe@dpu oe_lo@dpu oe_hi@dpu set@dpu oe@onload-wpn1 oe_lo@onload-wpn1 oe_hi@onload-wpn1 set@onload-wpn1 oe@onload-wpn2 " \
+	"DPU and onload per WPN, with CIs"
+like "$TMP/figp/placement-bcast-direct-block.dat" "^4 92.0000 91.0000 93.0000 1 \? \? \? 0 82.0000 81.0000 83.0000 0$" "the values: medians of 3 launches"
+like "$TMP/figp/figures.gp" "title 'DPU: the application keeps all 8 cores/node'" "DPU workers leave every core"
+like "$TMP/figp/figures.gp" "title 'onload WPN 2: the application keeps 6 of 8 cores/node'" "onload takes WPN of them"
+ok "a figure per schedule where a collective holds two algorithms" is_png "$TMP/fig/sched-allgather-4M.png"
+ok "none where it holds one" test ! -e "$TMP/fig/sched-bcast-4M.png"
+
+# One line per algorithm or schedule: allreduce with all five, each at two
+# assignments (cyclic 1 point above block), 1, 2 and 4 workers, 3 launches.
+awk 'BEGIN { OFS = ","
+	print "nodes,ppn,layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,valid"
+	split("slice assigned knomial ring recdbl", alg, " ")
+	for (a = 1; a <= 5; a++) for (s = 0; s < 2; s++) for (w = 1; w <= 4; w *= 2) for (r = 1; r <= 3; r++)
+		print 1, 8, "n1-ppn8-w" w "-wpn" w "-onload", "allreduce", alg[a], s ? "cyclic" : "block", 65536, w, w, "onload", r, 10 * a + 5 * w + s + r, 100 + r, 1 }' >"$TMP/sched.csv"
+exits_with 0 "figures from five schedules" sweetspot plot --csv "$TMP/sched.csv" -o "$TMP/figs"
+ok "a schedules figure for allreduce at 64K" is_png "$TMP/figs/sched-allreduce-64K.png"
+like "$TMP/figs/sched-allreduce-64K.dat" "^# workers oe@assigned oe_lo@assigned oe_hi@assigned set@assigned oe@knomial oe_lo@knomial oe_hi@knomial set@knomial oe@recdbl oe_lo@recdbl oe_hi@recdbl set@recdbl oe@ring oe_lo@ring oe_hi@ring set@ring oe@slice oe_lo@slice oe_hi@slice set@slice$" \
+	"its data: one column block (median, CI) per algorithm"
+like "$TMP/figs/sched-allreduce-64K.dat" "^2 33.0000 32.0000 34.0000 0 43.0000 42.0000 44.0000 0 63.0000 62.0000 64.0000 0 53.0000 52.0000 54.0000 0 23.0000 22.0000 24.0000 0$" \
+	"the best assignment's median of 3 launches, CI their min-max"
+ok "and CIs that hold their medians" ci_ok "$TMP/figs/sched-allreduce-64K.dat"
+like "$TMP/figs/figures.gp" "'sched-allreduce-64K.dat' using 1:14:15:16 with yerrorbars .* title 'slice'" "drawn with error bars, one titled line each"
 ok "nothing left behind" sh -c "! ls -a '$TMP/fig' | grep -q '^\.plot'"
 
 if [ -x "$BIN/sweetspot-kernel" ] && command -v mpirun >/dev/null; then
 	sweetspot run "$ROOT/tests/data/search-local.cfg" --db "$TMP/s.db" >/dev/null 2>&1
 	exits_with 0 "figures from a real run" sweetspot plot --db "$TMP/s.db" -o "$TMP/fig2"
 	ok "a runtime figure too" is_png "$TMP/fig2/runtime-bcast-direct-block.png"
-	like "$TMP/fig2/runtime-bcast-direct-block.dat" "^# workers ref_us@4K comm_us@4K$" "reference and offloaded times"
+	like "$TMP/fig2/runtime-bcast-direct-block.dat" "^# workers ref_us@4K ref_min@4K ref_max@4K comm_us@4K comm_lo@4K comm_hi@4K$" \
+		"reference with its min-max, offloaded times with their CI"
+	ok "the reference's band holds its median" sh -c "awk '!/^#/ && \$2 != \"?\" { n++; if (\$3 > \$2 || \$4 < \$2) bad = 1 } END { exit bad || !n }' '$TMP/fig2/runtime-bcast-direct-block.dat'"
+	like "$TMP/fig2/figures.gp" "using 1:3:4 with filledcurves.*reference 4K, min-max" "drawn as a band"
 else
-	skip "sweetspot-kernel is not built"; skip "no run"; skip "no run"
+	skip "sweetspot-kernel is not built"; skip "no run"; skip "no run"; skip "no run"; skip "no run"
 fi
 
 # gnuplot failing (a stand-in that exits 1) leaves no figure behind.

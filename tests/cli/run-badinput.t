@@ -6,7 +6,7 @@
 # options. None of these needs the kernel.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 26
+plan 34
 
 cat >"$TMP/a.cfg" <<EOF
 system = {
@@ -61,6 +61,23 @@ exits_with 2 "unknown launcher" sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --la
 exits_with 2 "unknown option" sweetspot run "$TMP/a.cfg" --bogus
 exits_with 2 "bad --max-launches" sweetspot run "$TMP/a.cfg" --max-launches 0
 ok "after all that, no database" test ! -e "$TMP/x.db"
+
+# --dry-run checks the kernel binaries where it can: on this machine.
+sed 's|host_bin = .*|host_bin = "'"$TMP"'/no-such-kernel";|' "$TMP/a.cfg" >"$TMP/nobin.cfg"
+exits_with 2 "dry run: a missing local host_bin is bad input" \
+	sweetspot run "$TMP/nobin.cfg" --db "$TMP/x.db" --dry-run
+like "$TMP/err" "host_bin .*/no-such-kernel: no such file on this machine" "names it"
+: >"$TMP/not-exec"
+sed 's|host_bin = .*|host_bin = "'"$TMP"'/not-exec";|' "$TMP/a.cfg" >"$TMP/noexec.cfg"
+exits_with 2 "dry run: a host_bin that is not executable" \
+	sweetspot run "$TMP/noexec.cfg" --db "$TMP/x.db" --dry-run
+exits_with 0 "dry run: an executable host_bin" sweetspot run "$TMP/a.cfg" --db "$TMP/x.db" --dry-run
+like "$TMP/out" "^# host_bin /bin/true: executable here" "is said to be checked"
+sed 's|nodes = "localhost"|nodes = "remote[1-2]"|' "$TMP/nobin.cfg" >"$TMP/remote.cfg"
+exits_with 0 "dry run: a binary on remote hosts only is not refused" \
+	sweetspot run "$TMP/remote.cfg" --db "$TMP/x.db" --dry-run
+like "$TMP/out" "^# host_bin .*: cannot check on remote hosts \(remote1" "says it cannot check there"
+ok "still no database" test ! -e "$TMP/x.db"
 
 exits_with 0 "submit --help" sweetspot submit --help
 exits_with 2 "submit: missing spec" sweetspot submit "$TMP/none.cfg" --db "$TMP/x.db"

@@ -8,7 +8,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
-plan 39
+plan 51
 
 # A small sweep: 2 layouts x 2 repetitions, 2 points each.
 spec() {
@@ -46,7 +46,8 @@ want_launches=$(sed -n 's/.*"launches":\([0-9]*\).*/\1/p' "$TMP/plan.json")
 diag "plan: $want_launches launches, $want_points measurements"
 
 exits_with 0 "dry run" sweetspot run "$TMP/a.cfg" --db "$DB" --dry-run
-like "$TMP/out" "^cd .*/results/runs/<run>/n1-ppn2-w1-wpn1-onload-r1 && mpirun " "prints the launch, shell-quoted"
+# The folder a new run would use, quoted: "<run>" is not yet a number.
+like "$TMP/out" "^cd '.*/results/runs/<run>/n1-ppn2-w1-wpn1-onload-r1' && mpirun .* --hostfile '.*/results/runs/<run>/n1-ppn2-w1-wpn1-onload-r1/hostfile' " "prints the launch, shell-quoted"
 ok "dry run touched nothing" test ! -e "$TMP/results"
 
 exits_with 0 "a sweep" sweetspot run "$TMP/a.cfg" --db "$DB"
@@ -59,10 +60,17 @@ ok "launch folder kept with log and records" \
 	-f "$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2/log" -a \
 	-f "$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2/appfile"
 ok "the Open MPI version was recorded" test -n "$(q 'SELECT ompi_version FROM runs')"
+# The executed command, once: the launch row's argv is the log's first line.
+L=$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r2
+is "$(head -1 "$L/log")" "# command: $(q "SELECT argv FROM launches WHERE repetition = 2")" \
+	"the log opens with the command the launch row holds"
+like "$L/log" "^# command: mpirun .* --app '?$L/appfile'?\$" "that command is the one run there"
+exits_with 0 "a dry run of the run to continue" sweetspot run "$TMP/a.cfg" --db "$DB" --dry-run
 
+like "$TMP/out" "^cd '?$TMP/results/runs/1/n1-ppn2-w1-wpn1-onload-r1'? && mpirun " "shows run 1's folder"
 exits_with 0 "results" sweetspot results --db "$DB" --csv
 is "$(head -1 "$TMP/out")" \
-	"layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,oe_paper,total_us,valid" \
+	"layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,oe_paper,total_us,valid,dtype,op,chunk,window,radix,algbw,busbw,p2p_bw,calibrated" \
 	"results columns"
 is "$(tail -n +2 "$TMP/out" | wc -l | tr -d ' ')" "$want_points" "one row per point and repetition"
 
@@ -85,9 +93,9 @@ is "$?" "1" "flip-byte: run exits 1"
 ok "flip-byte: invalid points recorded" \
 	test "$(q 'SELECT count(*) FROM points WHERE run = 4 AND NOT valid')" -ge 1
 sweetspot results --db "$DB" --run 4 --csv >"$TMP/valid.csv"
-ok "not among the results" sh -c "! grep -q ',0\$' '$TMP/valid.csv'"
+ok "not among the results" sh -c "! awk -F, 'NR > 1 && \$13 == 0 { bad = 1 } END { exit !bad }' '$TMP/valid.csv'"
 sweetspot results --db "$DB" --run 4 --csv --all >"$TMP/all.csv"
-like "$TMP/all.csv" ',0$' "--all shows them, valid = 0"
+ok "--all shows them, valid = 0" awk -F, 'NR > 1 && $13 == 0 { found = 1 } END { exit !found }' "$TMP/all.csv"
 
 # A hang: killed at the time limit, recorded, and the sweep goes on.
 REPS=2 LIMIT=3 spec >"$TMP/h.cfg"
@@ -96,6 +104,15 @@ is "$?" "1" "hang: run exits 1"
 is "$(q 'SELECT count(*) FROM launches WHERE run = 5 AND timed_out')" "2" \
 	"both launches recorded as timed out (the sweep went on)"
 like "$TMP/err" "timed out" "the reason is shown"
+
+# A launcher that fails says why: its own words, from its log.
+sed 's|host_bin = .*|host_bin = "'"$TMP"'/no-such-kernel";|' "$TMP/f.cfg" >"$TMP/nokernel.cfg"
+exits_with 1 "a kernel that is not there: the launch fails" \
+	sweetspot run "$TMP/nokernel.cfg" --db "$TMP/nokernel.db"
+like "$TMP/err" "mpirun exited with status [0-9]+: .*could not access .*or execute an executable" \
+	"the reason shown is mpirun's own, from its log"
+is "$(sqlite3 "$TMP/nokernel.db" "SELECT count(*) FROM launches WHERE reason LIKE '%Executable: $TMP/no-such-kernel%'")" 1 \
+	"and stored with the launch"
 
 # retries: a failed launch is attempted again, the failed attempt's folder
 # kept beside; the launch log holds both attempts, the points only the last.
@@ -106,6 +123,12 @@ like "$TMP/err" "r1 failed .*; attempt 2 of 2" "the second attempt is announced"
 ok "the first attempt's folder is kept" test -d "$(ls -d "$TMP"/runs/retry-1/*-r1.attempt1 2>/dev/null | head -1)"
 is "$(sqlite3 "$TMP/retry.db" 'SELECT count(*) || "/" || count(DISTINCT layout) FROM launches')" "2/1" "both attempts in the launch log"
 is "$(sqlite3 "$TMP/retry.db" 'SELECT count(*) FROM points')" "2" "the layout's 2 points stored once"
+# ... but a hang is never retried: it is a fault to see, and another attempt
+# would cost another whole time limit.
+REPS=1 RETRIES=1 LIMIT=3 spec >"$TMP/rh.cfg"
+SWEETSPOT_FAULT=hang sweetspot run "$TMP/rh.cfg" --db "$TMP/rhang.db" >"$TMP/out" 2>"$TMP/err"
+is "$(sqlite3 "$TMP/rhang.db" 'SELECT count(*) || "/" || sum(timed_out) FROM launches')" "1/1" \
+	"a launch killed at its time limit gets no second attempt"
 
 # SIGTERM: the launch under way is stopped and not recorded; what was
 # finished stays, and the run continues from there next time.
@@ -133,5 +156,18 @@ is "$(q 'SELECT count(*) FROM points')" "$(sweetspot plan "$TMP/s.cfg" --json | 
 REPS=1 spec >"$TMP/t.cfg"
 script -qec "sweetspot run '$TMP/t.cfg' --db '$TMP/tty.db'" /dev/null >"$TMP/tty.out" 2>&1
 ok "terminal progress updates one line" grep -qF "$(printf '\r\033[K')[1/1 layouts, 1/1 launches] 2 points" "$TMP/tty.out"
+
+# Adaptive repetitions: with max_repetitions above repetitions, run races:
+# launches only where a decision is undecided, never past the maximum; a
+# spec without it gets exactly its plan (above).
+sed -e 's/^\([[:space:]]*repetitions = \).*/\1 2;\n\tmax_repetitions = 3;/' \
+	-e "s|host_bin = .*|host_bin = \"$BIN/sweetspot-kernel\";|" "$ROOT/tests/data/search-local.cfg" >"$TMP/race.cfg"
+exits_with 0 "run with max_repetitions races" sweetspot run "$TMP/race.cfg" --db "$TMP/race.db"
+like "$TMP/out" "^racing: [0-9]+ launches in all \(the grid's 4\), 0 failed; verdicts: " "says what racing did"
+per=$(sqlite3 "$TMP/race.db" 'SELECT layout, count(DISTINCT repetition) FROM launches GROUP BY layout')
+ok "every layout has 2 or 3 launches ($(echo $per | tr '\n' ' '))" \
+	sh -c '! echo "$1" | awk -F"|" "\$2 < 2 || \$2 > 3 { bad = 1 } END { exit !bad }"' sh "$per"
+n=$(sqlite3 "$TMP/race.db" 'SELECT count(*) FROM launches')
+ok "no launch twice, at most 2 x 3" test "$n" -ge 4 -a "$n" -le 6
 
 done_testing

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/cli/search-real.t: `sweetspot search` without --replay launches for
-# real through `sweetspot run --only LAYOUT:REP` (mpirun on this machine),
-# stores every launch in the database, and a second search over the same
-# database measures nothing again: it reads what is there.
+# real through the sweep engine, in its own process (mpirun on this
+# machine), stores every launch in the database as `sweetspot run` would,
+# and a second search over the same database measures nothing again: it
+# reads what is there.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
@@ -15,16 +16,17 @@ DB=$TMP/r/s.db
 
 exits_with 0 "adaptive search, launching for real" sweetspot search "$SPEC" --db "$DB" --json
 cp "$TMP/out" "$TMP/s1.json"
+cp "$TMP/err" "$TMP/s1.err"
 like "$TMP/s1.json" '"grid_launches":4' "the grid would be 2 layouts x 2 repetitions"
-n1=$(grep -o '"launches":[0-9]*' "$TMP/s1.json" | cut -d: -f2)
+n1=$(grep -o '"launches":[0-9]*' "$TMP/s1.json" | head -1 | cut -d: -f2)
 ok "at least the 2 coarse launches ($n1)" [ "$n1" -ge 2 ]
 like "$TMP/s1.json" '"best":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":4096,"workers":[12],"wpn":[12],"placement":"onload"' \
 	"a best layout for bcast 4K"
 exits_with 0 "the launches are in the database" sweetspot results --db "$DB" --csv
 is "$(grep -c ',bcast,' "$TMP/out")" "$n1" "one stored point per launch"
 runs=$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')
-is "$runs" "$n1" "each launch has its folder from sweetspot run"
-like "$DB.search.log" 'run 1:' "the runs' output is logged beside the database"
+is "$runs" "$n1" "each launch has its folder, as sweetspot run makes them"
+like "$TMP/s1.err" '^sweetspot: run 1 of .*: 4 launches' "the search's launches are run 1 of the spec"
 
 # The same spec by a relative path: runs are found by the spec's real path.
 exits_with 0 "the same search again" sh -c "cd '$ROOT' && sweetspot search tests/data/search-local.cfg --db '$DB' --json"

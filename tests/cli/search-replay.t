@@ -7,21 +7,30 @@
 
 SPEC=$ROOT/tests/data/landscape.cfg
 CSV=$ROOT/tests/data/landscape.csv
-plan 20
+plan 21
 
 # json_num KEY FILE: the first number after "KEY": in a one-line JSON file.
 json_num() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
 
 exits_with 0 "grid search over the replay" sweetspot search "$SPEC" --replay "$CSV" --strategy grid --json
 cp "$TMP/out" "$TMP/grid.json"
-is "$(json_num launches "$TMP/grid.json")" 336 "grid uses every launch (112 layouts x 3)"
+# Grid measures every launch, then races the configurations still in
+# contention: the table holds 3 repetitions, so each contender's layout is
+# asked for a 4th once, which fails (counted) and is not asked for again.
+n=$(json_num launches "$TMP/grid.json")
+ok "grid uses every launch (112 layouts x 3), then races ($n)" [ "$n" -ge 336 ] && [ "$n" -le 400 ]
 is "$(json_num grid_launches "$TMP/grid.json")" 336 "grid_launches is layouts x repetitions"
-is "$(grep -o '"collective"' "$TMP/grid.json" | wc -l | tr -d ' ')" 24 "one best per collective, algorithm, assignment and size"
+is "$(sed 's/.*"best":\[//' "$TMP/grid.json" | grep -o '"collective"' | wc -l | tr -d ' ')" 24 \
+	"one best per collective, algorithm, assignment and size"
+is "$(sed 's/"best":\[.*//' "$TMP/grid.json" | grep -o '"collective"' | wc -l | tr -d ' ')" 9 \
+	"one decision per collective and size"
 
 exits_with 0 "adaptive search over the replay" sweetspot search "$SPEC" --replay "$CSV" --json
 cp "$TMP/out" "$TMP/ad.json"
 n=$(json_num launches "$TMP/ad.json")
-ok "adaptive uses under a third of grid's launches ($n)" [ "$n" -lt 112 ]
+# Under a third when one launch was trusted with an invented spread; now
+# contenders are repeated (and ask for the 4th launch the table lacks).
+ok "adaptive uses under half of grid's launches ($n)" [ "$n" -lt 168 ]
 like "$TMP/ad.json" '"strategy":"adaptive"' "strategy reported"
 like "$TMP/ad.json" '"best":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"workers":[0-9]+,"wpn":[0-9]+,"placement":"dpu","layout":"[^"]+","oe_measured":[0-9.]+,"spread":[0-9.]+' \
 	"best entries carry every field"

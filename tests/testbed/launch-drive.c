@@ -5,8 +5,10 @@
  * of) the sweetspot commands that use them. Built by the test with cc
  * against build/libsweetspot.a; not installed.
  *
- *   launch-drive srun DIR TIMEOUT LOG
- *       srun for the layout folder DIR (ranks from its slurm.hostfile)
+ *   launch-drive srun DIR TIMEOUT LOG [--no-nodelist] [NAME=VALUE]...
+ *       srun for the layout folder DIR (ranks from its slurm.hostfile),
+ *       the ranks given NAME=VALUE; --no-nodelist drops the builder's
+ *       SLURM_JOB_NODELIST and SLURM_NODELIST (to show the hang they cure)
  *   launch-drive het TIMEOUT LOG H HNODES W WNODES PROG
  *       a heterogeneous step: H ranks of `PROG host` over HNODES nodes,
  *       W ranks of `PROG worker` over WNODES
@@ -44,24 +46,49 @@ static int run(struct launch_cmd *cmd, double timeout, const char *log)
 	return 0;
 }
 
+/* Drops NAME=... from env (the variant without the builder's fix). */
+static void drop_env(struct strvec *env, const char *name)
+{
+	struct strvec kept = STRVEC_INIT;
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < env->nr; i++)
+		if (strncmp(env->v[i], name, len) || env->v[i][len] != '=')
+			strvec_push(&kept, env->v[i]);
+	strvec_clear(env);
+	*env = kept;
+}
+
 static int drive_srun(int argc, char **argv)
 {
 	struct launch_opts o = LAUNCH_OPTS_INIT;
 	struct launch_cmd cmd = LAUNCH_CMD_INIT;
+	struct strvec env = STRVEC_INIT;
 	unsigned hosts;
 	char *hf;
-	int ret;
+	int ret, fix = 1;
 
-	if (argc != 5)
+	if (argc < 5)
 		return 2;
+	for (int i = 5; i < argc; i++)
+		if (!strcmp(argv[i], "--no-nodelist"))
+			fix = 0;
+		else
+			strvec_push(&env, argv[i]);
 	o.dir = argv[2];
 	o.time_limit_s = (unsigned)atoi(argv[3]);
+	o.env = &env;
 	hf = xasprintf("%s/slurm.hostfile", o.dir);
 	if (slurm_hostfile_count(hf, &o.ranks, &hosts) || launch_argv_srun(&o, &cmd))
 		return 2;
 	free(hf);
+	if (!fix) {
+		drop_env(&cmd.env, "SLURM_JOB_NODELIST");
+		drop_env(&cmd.env, "SLURM_NODELIST");
+	}
 	ret = run(&cmd, atof(argv[3]), argv[4]);
 	launch_cmd_clear(&cmd);
+	strvec_clear(&env);
 	return ret;
 }
 

@@ -29,7 +29,7 @@ ok "the MPI test program builds" \
 	mpicc -O1 -o "$TMP/bin/hello" "$ROOT/tests/testbed/mpi-hello.c"
 ok "the launch driver builds against libsweetspot.a" \
 	${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	-I"$ROOT/tuner" -I"$ROOT/launch" -o "$TMP/bin/launch-drive" \
+	-I"$ROOT/common" -I"$ROOT/launch" -o "$TMP/bin/launch-drive" \
 	"$ROOT/tests/testbed/launch-drive.c" "$ROOT/build/libsweetspot.a" \
 	-lconfig -lsqlite3 -ljansson -lm
 DRIVE=$TMP/bin/launch-drive
@@ -57,7 +57,7 @@ check_placement() {
 }
 
 "$DRIVE" srun "$LAY" 60 "$TMP/srun.log" >"$TMP/drive.out" 2>&1
-like "$TMP/drive.out" "^argv: SLURM_HOSTFILE='$LAY/slurm.hostfile' srun --mpi=pmix --ntasks=6 --nodes=4 --distribution=arbitrary" \
+like "$TMP/drive.out" "^argv: SLURM_HOSTFILE='$LAY/slurm.hostfile' SLURM_JOB_NODELIST=n1,n2,n1-bf,n2-bf SLURM_NODELIST=n1,n2,n1-bf,n2-bf srun --mpi=pmix --ntasks=6 --nodes=4 --distribution=arbitrary" \
 	"the srun argv is built from the layout's files"
 like "$TMP/drive.out" '^status=0 timed_out=0 ' "srun of the MPI program exits 0"
 ok "every rank runs on the node its slurm.hostfile line names" check_placement "$TMP/srun.log"

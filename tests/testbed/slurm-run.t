@@ -4,7 +4,8 @@
 # makes them real here): every rank runs where the plan puts it. Then a
 # Slurm cluster on this machine (slurm-cluster.sh: munge, slurmctld, host
 # and DPU nodes): a sweep with the srun launcher inside an allocation, every
-# rank on its planned node; `submit --wait` end to end, in one job and in
+# rank on its planned node; one allreduce point (slice, int32 sum) stored
+# with its dtype and op; `submit --wait` end to end, in one job and in
 # chained chunks; a sweep killed with SIGKILL at random moments and run
 # again until done holds exactly the plan's points, none twice; a hanging
 # kernel is killed at its time limit, recorded as timed out, and the sweep
@@ -23,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-plan 39
+plan 43
 
 # spec NODES LAUNCHER EXTRA REPS LIMIT: 2 nodes x 2 PPN, workers on their DPUs
 # (1 and 2 workers: 2 layouts), 2 points a launch.
@@ -107,11 +108,22 @@ is "$(q "SELECT launcher FROM runs")" "srun" "srun chosen inside the allocation"
 like "$TMP/err" "^\[2/2\] " "progress lines"
 is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/s.cfg")" "every point stored"
 why
-ok "argv is srun --mpi=pmix" test "$(q "SELECT count(DISTINCT layout || ':' || repetition) FROM launches WHERE ok AND argv LIKE 'srun --mpi=pmix%'")" -eq 2
+ok "argv is SLURM_HOSTFILE=... srun --mpi=pmix" test "$(q "SELECT count(DISTINCT layout || ':' || repetition) FROM launches WHERE ok AND argv LIKE 'SLURM_HOSTFILE=% srun --mpi=pmix %'")" -eq 2
 is "$(q "SELECT DISTINCT host_source FROM points")" "SLURMD_NODENAME" "ranks report their Slurm node"
 ok "every rank ran on its planned node" placement_ok "$DB" 1
 like "$TMP/out" "^run 1: 2 of 2 launches, 0 failed" "summary"
 ok "the Slurm version was recorded" test -n "$(q 'SELECT slurm_version FROM runs')"
+
+# one allreduce point through srun: slice, int32 sum, 4K, 1 worker
+DB=$TMP/allreduce.db
+sed 's/collectives = \[ "bcast" \]; algorithms = \[ "direct" \];/collectives = [ "allreduce" ]; algorithms = [ "slice" ]; dtypes = [ "int32" ]; ops = [ "sum" ];/;
+	s/"block", "cyclic"/"block"/; s/workers = \[ 1, 2 \]/workers = [ 1 ]/' "$TMP/s.cfg" >"$TMP/a.cfg"
+exits_with 0 "srun: an allreduce point" salloc -Q $ALLOC sweetspot run "$TMP/a.cfg" --db "$DB"
+is "$(q "SELECT count(*) || ' ' || group_concat(collective || ' ' || algorithm || ' ' || dtype || ' ' || op || ' ' || bytes || ' ' || valid) FROM points")" \
+	"1 allreduce slice int32 sum 4096 1" "the point stored with its dtype and op, valid"
+is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE 'SLURM_HOSTFILE=% srun --mpi=pmix %'")" 1 "through srun"
+ok "its ranks ran on their planned nodes" placement_ok "$DB" 1
+why
 
 # submit --wait, one job
 DB=$TMP/submit.db
@@ -127,7 +139,7 @@ DB=$TMP/het.db
 exits_with 0 "submit --hetjob --wait" sweetspot submit "$TMP/s.cfg" --hetjob --wait --db "$DB"
 ok "job recorded" test -s "$(q 'SELECT script FROM jobs')"
 ok "written with #SBATCH hetjob" grep -qx '#SBATCH hetjob' "$(q 'SELECT script FROM jobs')"
-is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE 'srun --het-group=0 %: --het-group=1 %'")" 2 \
+is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE '%srun --het-group=0 %: --het-group=1 %'")" 2 \
 	"launched with srun --het-group, every launch ok"
 ok "every rank ran on its planned node (het)" placement_ok "$DB" 1
 why

@@ -5,10 +5,13 @@
  * launch_spawn() on made-up host names (the stand-in ssh), checking that
  * every rank ran where the hostfile and appfile put it. The layout folder's
  * name has a space and a quote in it, so a shell anywhere would show.
+ * Lines for a folder not written yet (check_files 0), and generate's
+ * `commands` checked to be exactly these builders' lines.
  */
 #include "tap.h"
 #include "argv.h"
 #include "child.h"
+#include "generate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +81,285 @@ static char *q(const char *dir, const char *name)
 	return out;
 }
 
+/* The line after "# title" in a `commands` text; NULL if none. The
+ * caller frees it. */
+static char *command_after(const char *text, const char *title)
+{
+	char *head = xasprintf("\n# %s\n", title);
+	const char *p = strstr(text, head), *e;
+	char *line = NULL;
+
+	if (p) {
+		p += strlen(head);
+		e = strchr(p, '\n');
+		line = xasprintf("%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+	}
+	free(head);
+	return line;
+}
+
+/* Builds launcher l's line for opts o and compares it with the line under
+ * "# title" in the commands text. */
+static void same_line(const char *commands, const char *title, enum launcher l,
+		      const struct launch_opts *o)
+{
+	struct launch_cmd cmd = LAUNCH_CMD_INIT;
+	char *want = NULL, *got = command_after(commands, title);
+
+	if (!launch_argv(l, o, &cmd))
+		want = launch_cmd_line(&cmd);
+	is_str(got, want, "commands: '%s' is launch/argv.c's line", title);
+	free(got);
+	free(want);
+	launch_cmd_clear(&cmd);
+}
+
+/* A layout's folder not written yet: srun takes its counts from the
+ * options, and needs the node count; mpirun's people variant. */
+static void unwritten_folder(const char *base)
+{
+	struct launch_opts o = LAUNCH_OPTS_INIT;
+	struct launch_cmd cmd = LAUNCH_CMD_INIT;
+	struct strvec env = STRVEC_INIT, hosts = STRVEC_INIT;
+	char *dir = xasprintf("%s/not yet", base), *line, *want;
+
+	strvec_push(&env, "SWEETSPOT_T=a b");
+	strvec_pushv(&hosts, (const char *const[]){ "n2", "n2", "n1", "n1", "n2-bf", "n1-bf", NULL });
+	o.hosts = &hosts;
+	o.dir = dir;
+	o.ranks = 6;
+	o.nodes = 4;
+	o.time_limit_s = 90;
+	o.env = &env;
+	o.check_files = 0;
+	is_int(launch_argv_srun(&o, &cmd), 0, "srun for a folder without files builds (check_files 0)");
+	line = launch_cmd_line(&cmd);
+	want = xasprintf("SLURM_HOSTFILE='%s/slurm.hostfile' SLURM_JOB_NODELIST=n1,n2,n1-bf,n2-bf "
+			 "SLURM_NODELIST=n1,n2,n1-bf,n2-bf SWEETSPOT_T='a b' srun --mpi=pmix "
+			 "--ntasks=6 --nodes=4 --distribution=arbitrary --kill-on-bad-exit=1 "
+			 "--time=3 --multi-prog '%s/multi-prog.conf'", dir, dir);
+	is_str(line, want, "... from the given ranks and nodes, the files named, none read");
+	free(line);
+	free(want);
+	launch_cmd_clear(&cmd);
+	o.own_limit = 1;
+	launch_argv_srun(&o, &cmd);
+	line = strvec_join_quoted(&cmd.argv);
+	ok(line && strstr(line, " --time=2 "), "... run by hand, --time is the limit itself (%s)", line);
+	free(line);
+	launch_cmd_clear(&cmd);
+	o.nodes = 3;
+	is_int(launch_argv_srun(&o, &cmd), -1, "... and with a node count the hosts disagree with it fails");
+	o.nodes = 0;
+	o.hosts = NULL;
+	is_int(launch_argv_srun(&o, &cmd), -1, "... and without the ranks' hosts it fails");
+	is_int(cmd.argv.nr, 0, "... building nothing");
+	o.hosts = &hosts;
+	o.check_files = 1;
+	o.nodes = 4;
+	is_int(launch_argv_srun(&o, &cmd), -1, "the same with check_files 1 fails: no slurm.hostfile");
+	launch_cmd_clear(&cmd);
+	o.check_files = 0;
+	o.root = 0;
+	o.rankfile = 1;
+	is_int(launch_argv_mpirun(&o, &cmd), 0, "mpirun for a folder without files builds");
+	line = launch_cmd_line(&cmd);
+	want = xasprintf("SWEETSPOT_T='a b' mpirun --timeout 90 -x SWEETSPOT_T --hostfile "
+			 "'%s/hostfile' --rankfile '%s/rankfile' --app '%s/appfile'", dir, dir, dir);
+	is_str(line, want, "... with its own --timeout, --rankfile, values set, names after -x");
+	free(line);
+	free(want);
+	launch_cmd_clear(&cmd);
+	strvec_clear(&env);
+	strvec_clear(&hosts);
+	free(dir);
+}
+
+static const char gen_spec[] =
+	"system = { name = \"t\"; nodes = \"node[1-2]\"; ppn = 2;\n"
+	"  dpu = { suffix = \"-bf\"; cores = 2; };\n"
+	"  host_bin = \"/opt/x86/k\"; dpu_bin = \"/opt/arm/k\"; launcher = \"mpirun\";\n"
+	"  launcher_args = [ \"--mca\", \"btl\", \"self,tcp\" ];\n"
+	"  env = [ \"SWEETSPOT_T=a b;c\" ]; };\n"
+	"sweep = { collectives = [ \"bcast\" ]; assignments = [ \"block\" ]; sizes = \"4K\";\n"
+	"  wpn = [ 1 ]; workers = [ 2 ]; placement = [ \"dpu\" ]; time_limit = 90; };\n";
+
+/* generate's `commands`: each line is the builders' own for the layout,
+ * with the options a person's line takes, built here independently. */
+static void generated_commands(const char *base)
+{
+	struct spec s = SPEC_INIT;
+	struct plan p = PLAN_INIT;
+	struct launch_opts o = LAUNCH_OPTS_INIT;
+	struct strvec hosts = STRVEC_INIT;
+	char *dir = xasprintf("%s/gen it's", base), *path, *text = NULL, *line;
+
+	write_file(base, "gen.cfg", gen_spec, 0644);
+	path = xasprintf("%s/gen.cfg", base);
+	/* On failure the comparisons below fail too: nothing to compare. */
+	ok(!spec_load(path, &s) && !plan_build(&s, &p) && p.nlayouts == 1 &&
+	   !generate_layout(&s, &p.layouts[0], dir), "generate the spec's one layout");
+	free(path);
+	path = xasprintf("%s/commands", dir);
+	text = slurp(path);
+	o.dir = dir;
+	o.ranks = 6;			/* 2 x 2 hosts, 2 workers */
+	o.nodes = 4;			/* node1, node2, node1-bf, node2-bf */
+	o.time_limit_s = 90;
+	o.env = &s.env;
+	o.root = 0;
+	o.own_limit = 1;
+	o.check_files = 0;
+	o.extra = &s.launcher_args;	/* the spec's launcher is mpirun */
+	strvec_pushv(&hosts, (const char *const[]){ "node1", "node1", "node2", "node2",
+						    "node1-bf", "node2-bf", NULL });
+	o.hosts = &hosts;
+	same_line(text, "Open MPI", LAUNCHER_MPIRUN, &o);
+	o.rankfile = 1;
+	same_line(text, "Open MPI, each rank pinned by the rankfile", LAUNCHER_MPIRUN, &o);
+	o.rankfile = 0;
+	o.extra = NULL;
+	same_line(text, "MVAPICH2 mpirun_rsh", LAUNCHER_MPIRUN_RSH, &o);
+	same_line(text, "Slurm (PMIx)", LAUNCHER_SRUN, &o);
+	/* What generate needed of the builder is there (the folder's name
+	 * needs quoting, so the files are left out of the comparison). */
+	line = command_after(text, "Open MPI, each rank pinned by the rankfile");
+	ok(line && !strncmp(line, "SWEETSPOT_T='a b;c' mpirun --mca btl self,tcp --timeout 90 "
+			    "-x SWEETSPOT_T --hostfile ", 76) && strstr(line, " --rankfile "),
+	   "... launcher_args, --timeout, values before and names after -x, --rankfile (%s)", line);
+	free(line);
+	free(text);
+	free(path);
+	free(dir);
+	strvec_clear(&hosts);
+	plan_release(&p);
+	spec_release(&s);
+}
+
+/* Host sets and the order `scontrol show hostlistsorted` (Slurm 22.05.8)
+ * gave them, expanded and de-duplicated: the allocation of the testbed's
+ * hang, numbers of several widths, prefixes with digits inside, mixed zero
+ * padding, upper case and punctuation. */
+static const struct {
+	const char *set, *sorted;
+} slurm_sets[] = {
+	{ "n2,n1-bf,n1,n2-bf,n1", "n1,n2,n1-bf,n2-bf" },
+	{ "node10,node9,node1,node10-bf,node9-bf,node1-bf",
+	  "node1,node9,node10,node1-bf,node9-bf,node10-bf" },
+	{ "a9,a10,b,5,x01y3,x01y10,x1y3,rack2n01,rack10n01,rack2n1",
+	  "5,a9,a10,b,rack2n1,rack2n01,rack10n01,x01y3,x01y10,x1y3" },
+	{ "c0,c00,c1,c01,c10,c010,c2,c02", "c0,c1,c2,c00,c01,c02,c10,c010" },
+	{ "dpu-3,dpu-12,gpu2,GPU1,n_1,bf1-n2,bf10-n1,bf9-n3",
+	  "GPU1,bf1-n2,bf9-n3,bf10-n1,dpu-3,dpu-12,gpu2,n_1" },
+};
+
+/* slurm_step_nodelist() of a comma-separated set. The caller frees it. */
+static char *our_order(const char *set)
+{
+	struct strvec hosts = STRVEC_INIT;
+	char *copy = xstrdup(set), *save = NULL, *list;
+
+	for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save))
+		strvec_push(&hosts, h);
+	list = slurm_step_nodelist(&hosts);
+	strvec_clear(&hosts);
+	free(copy);
+	return list;
+}
+
+/* Runs `scontrol show WHAT ARG` with a minimal slurm.conf (no daemon is
+ * asked) and returns its output lines, de-duplicated, joined by commas;
+ * NULL if it fails. The caller frees it. */
+static char *scontrol_show(const char *base, const char *what, const char *arg)
+{
+	struct strvec av = STRVEC_INIT, env = STRVEC_INIT, seen = STRVEC_INIT;
+	char *log = xasprintf("%s/scontrol.out", base), *text, *save = NULL, *out = NULL;
+	struct launch_child c = { &av, &env, NULL, log, 30, 0 };
+	struct launch_result r;
+
+	write_file(base, "slurm.conf", "ClusterName=t\nSlurmctldHost=localhost\n", 0644);
+	strvec_pushf(&env, "SLURM_CONF=%s/slurm.conf", base);
+	strvec_pushv(&av, (const char *const[]){ "scontrol", "show", what, arg, NULL });
+	unlink(log);
+	if (launch_spawn(&c, &r) == 0) {
+		text = slurp(log);
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			int dup = 0;
+
+			for (size_t i = 0; i < seen.nr; i++)
+				dup |= !strcmp(seen.v[i], l);
+			if (!dup)
+				strvec_push(&seen, l);
+		}
+		free(text);
+		out = xstrdup("");
+		for (size_t i = 0; i < seen.nr; i++) {
+			char *t = xasprintf("%s%s%s", out, i ? "," : "", seen.v[i]);
+
+			free(out);
+			out = t;
+		}
+	} else {
+		diag("scontrol: %s (Slurm's client is a test dependency: tests/deps.sh)", r.reason);
+	}
+	strvec_clear(&av);
+	strvec_clear(&env);
+	strvec_clear(&seen);
+	free(log);
+	return out;
+}
+
+/* Slurm's own sort of a set, through scontrol. The caller frees it. */
+static char *slurm_order_live(const char *base, const char *set)
+{
+	char *ranged = scontrol_show(base, "hostlistsorted", set), *names = NULL;
+
+	if (ranged)
+		names = scontrol_show(base, "hostnames", ranged);
+	free(ranged);
+	return names;
+}
+
+/* The step's node list in Slurm's sorted order: against the orders
+ * recorded above, and against this machine's scontrol for those sets and
+ * a larger made-up one. */
+static void slurm_order(const char *base)
+{
+	const char *pre[] = { "n", "node", "dpu", "n1-bf", "rack3n", "gpu-a", "x" };
+	char *set = xstrdup(""), *ours, *theirs;
+	unsigned seed = 12345;
+
+	for (size_t i = 0; i < sizeof(slurm_sets) / sizeof(*slurm_sets); i++) {
+		ours = our_order(slurm_sets[i].set);
+		is_str(ours, slurm_sets[i].sorted, "Slurm's order of %s", slurm_sets[i].set);
+		free(ours);
+	}
+	for (size_t i = 0; i < sizeof(slurm_sets) / sizeof(*slurm_sets); i++) {
+		ours = our_order(slurm_sets[i].set);
+		theirs = slurm_order_live(base, slurm_sets[i].set);
+		is_str(ours, theirs ? theirs : "(scontrol failed)",
+		       "... the same as this machine's scontrol for set %zu", i + 1);
+		free(ours);
+		free(theirs);
+	}
+	for (int i = 0; i < 60; i++) {
+		char *t;
+
+		seed = seed * 1103515245 + 12345;
+		t = xasprintf("%s%s%s%u%s", set, i ? "," : "", pre[(seed >> 16) % 7],
+			      (seed >> 8) % 130, (seed >> 4) % 3 ? "" : "-bf");
+		free(set);
+		set = t;
+	}
+	ours = our_order(set);
+	theirs = slurm_order_live(base, set);
+	is_str(ours, theirs ? theirs : "(scontrol failed)",
+	       "... and for 60 made-up names (%s)", ours);
+	free(ours);
+	free(theirs);
+	free(set);
+}
+
 int main(void)
 {
 	char base[] = "/tmp/argv-t.XXXXXX";
@@ -112,7 +394,7 @@ int main(void)
 	write_file(dir, "hostfile.mvapich", "nodeA:2\nnodeB:1\n", 0644);
 	write_file(dir, "config", "-n 2 : /bin/true\n-n 1 : /bin/true\n", 0644);
 
-	plan(31);
+	plan(31 + 8 + 6 + 3 + 11);
 
 	/* srun */
 	o.dir = dir;
@@ -129,11 +411,13 @@ int main(void)
 	is_str(line, want, "... with exact placement, multi-prog and a step limit");
 	free(want);
 	free(line);
-	is_int(cmd.env.nr, 2, "... and two environment entries");
+	is_int(cmd.env.nr, 4, "... and four environment entries");
 	want = xasprintf("SLURM_HOSTFILE=%s/slurm.hostfile", dir);
 	is_str(cmd.env.v[0], want, "... SLURM_HOSTFILE names the layout's file");
 	free(want);
-	is_str(cmd.env.v[1], "OMPI_MCA_btl=self,tcp", "... MCA parameters go in the environment");
+	is_str(cmd.env.v[1], "SLURM_JOB_NODELIST=n1,n2", "... SLURM_JOB_NODELIST is the step's nodes");
+	is_str(cmd.env.v[2], "SLURM_NODELIST=n1,n2", "... and so is SLURM_NODELIST");
+	is_str(cmd.env.v[3], "OMPI_MCA_btl=self,tcp", "... MCA parameters go in the environment");
 	launch_cmd_clear(&cmd);
 
 	is_int(launch_srun_minutes(1), 2, "a 1 s limit is a 2 minute step limit (Slurm counts minutes)");
@@ -281,6 +565,10 @@ int main(void)
 	is_int(launcher_parse("mpirun_rsh", &l) == 0 && l == LAUNCHER_MPIRUN_RSH, 1,
 	       "launcher names parse");
 	is_int(launcher_parse("ssh", &l), -1, "... and an unknown one is refused");
+
+	unwritten_folder(base);
+	generated_commands(base);
+	slurm_order(base);
 
 	strvec_clear(&mca);
 	strvec_clear(&env);

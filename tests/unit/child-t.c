@@ -2,9 +2,11 @@
  * tests/unit/child-t.c: launch_spawn() run for real: exit codes, deaths by
  * signal, the time limit taking down a whole process group, programs that
  * do not exist, the log, the environment and working folder, arguments that
- * would trip a shell arriving byte for byte, interrupts passed on, and a
- * wait that does not spin. The test program re-executes itself as the child
- * where a shell would hide what the child really received.
+ * would trip a shell arriving byte for byte, interrupts passed on (SIGHUP
+ * as SIGTERM), a wait that does not spin, and a local mpirun launch that
+ * dies with its parent when the parent is killed with SIGKILL. The test
+ * program re-executes itself as the child where a shell would hide what
+ * the child really received, and as the parent that is killed.
  */
 #include "tap.h"
 #include "child.h"
@@ -16,8 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <dirent.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static char self[PATH_MAX];
 static char tmpdir[] = "/tmp/child-t.XXXXXX";
@@ -74,6 +81,150 @@ static int process_gone(long pid)
 	return 0;
 }
 
+/* The parent side: launch_spawn() of argv[2..] with a 60 s limit, as
+ * sweetspot would; the test kills this process with SIGKILL meanwhile. */
+static int child_parent(int argc, char **argv)
+{
+	struct strvec av = STRVEC_INIT;
+	struct launch_child c = { &av, NULL, NULL, NULL, 60, 2 };
+	struct launch_result r;
+
+	for (int i = 2; i < argc; i++)
+		strvec_push(&av, argv[i]);
+	launch_spawn(&c, &r);
+	strvec_clear(&av);
+	return 0;
+}
+
+/* Process group of pid (-1 if gone). */
+static long pgrp_of(long pid)
+{
+	char path[64], *stat;
+	const char *p;
+	long pgrp = -1, ppid;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (access(path, F_OK))
+		return -1;
+	stat = slurp(path, NULL);
+	p = strrchr(stat, ')');
+	if (!p || sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3)
+		pgrp = -1;
+	free(stat);
+	return pgrp;
+}
+
+/* Parent pid of pid (-1 if gone). */
+static long ppid_of(long pid)
+{
+	char path[64], *stat;
+	const char *p;
+	long ppid = -1;
+	char state;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (access(path, F_OK))
+		return -1;
+	stat = slurp(path, NULL);
+	p = strrchr(stat, ')');
+	if (!p || sscanf(p + 1, " %c %ld", &state, &ppid) != 2)
+		ppid = -1;
+	free(stat);
+	return ppid;
+}
+
+/* Every live descendant of root, into pids (up to max): the whole launch
+ * the parent started, whatever groups its processes moved to. */
+static size_t descendants(long root, long *pids, size_t max)
+{
+	size_t n = 0, grew = 1;
+
+	while (grew) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+
+		grew = 0;
+		while (d && (e = readdir(d)) && n < max) {
+			long pid = atol(e->d_name), pp;
+			int known = 0;
+
+			if (pid <= 0 || process_gone_now(pid))
+				continue;
+			for (size_t k = 0; k < n; k++)
+				known |= pids[k] == pid;
+			pp = ppid_of(pid);
+			for (size_t k = 0; k < n && !known && pp != root; k++)
+				if (pids[k] == pp)
+					pp = root;
+			if (!known && pp == root) {
+				pids[n++] = pid;
+				grew = 1;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	return n;
+}
+
+/* The lines of a file that hold a number: pids. */
+static size_t read_pids(const char *path, long *pids, size_t max)
+{
+	char *text = slurp(path, NULL), *save = NULL;
+	size_t n = 0;
+
+	for (char *l = strtok_r(text, "\n", &save); l && n < max; l = strtok_r(NULL, "\n", &save))
+		if (atol(l) > 0)
+			pids[n++] = atol(l);
+	free(text);
+	return n;
+}
+
+/* A local mpirun of two ranks started by a parent that is then killed
+ * with SIGKILL: within 5 s no process of that launch may remain. */
+static void parent_killed(const char *pidfile)
+{
+	char *script = xasprintf("echo $$ >> '%s'; exec sleep 97.5", pidfile);
+	char *const av[] = { self, "--child-parent", "mpirun", "--allow-run-as-root",
+			     "--oversubscribe", "--mca", "oob_tcp_if_include", "lo", "-np", "2",
+			     "sh", "-c", script, NULL };
+	long pids[64], ranks[2];
+	size_t n = 0, gone = 0;
+	pid_t parent;
+	int i;
+
+	unlink(pidfile);
+	if (posix_spawn(&parent, self, NULL, NULL, av, environ)) {
+		ok(0, "the parent of a local mpirun starts");
+		free(script);
+		return;
+	}
+	/* Both ranks running: up to 60 s on a busy machine. */
+	for (i = 0; i < 6000 && read_pids(pidfile, ranks, 2) < 2; i++)
+		usleep(10000);
+	ok(read_pids(pidfile, ranks, 2) == 2, "a parent's local mpirun has started 2 ranks");
+	if (read_pids(pidfile, ranks, 2) == 2)
+		n = descendants(parent, pids, 64);
+	for (size_t k = 0; k < n; k++)
+		diag("the launch: pid %ld group %ld", pids[k], pgrp_of(pids[k]));
+	kill(parent, SIGKILL);
+	waitpid(parent, NULL, 0);
+	for (i = 0; i < 500 && gone < n; i++) {
+		gone = 0;
+		for (size_t k = 0; k < n; k++)
+			gone += process_gone_now(pids[k]);
+		if (gone < n)
+			usleep(10000);
+	}
+	ok(n >= 4 && gone == n, "... killed with SIGKILL, none of the launch's %zu processes "
+	   "(watchdog, mpirun, ranks) remains 5 s later (%zu gone)", n, gone);
+	for (size_t k = 0; k < n; k++)
+		if (!process_gone_now(pids[k]))
+			kill((pid_t)pids[k], SIGKILL);
+	free(script);
+}
+
 static int run_sh(const char *script, double timeout, double grace,
 		  const char *log, struct launch_result *r)
 {
@@ -95,6 +246,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--child-echo"))
 		return child_echo(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "--child-parent"))
+		return child_parent(argc, argv);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n < 0 || !mkdtemp(tmpdir)) {
 		perror("child-t setup");
@@ -104,11 +257,13 @@ int main(int argc, char **argv)
 	log = xasprintf("%s/log", tmpdir);
 	pidfile = xasprintf("%s/grandchild.pid", tmpdir);
 
-	plan(40);
+	plan(40 + 8);
 
 	is_int(run_sh("exit 3", 0, 0, NULL, &r), 3, "exit code 3 comes back as 3");
 	is_int(r.timed_out, 0, "... not timed out");
 	ok(strstr(r.reason, "exited with status 3") != NULL, "... reason: %s", r.reason);
+	ok(r.pgid > 0 && r.pgid != r.pid, "... it ran in a group its watchdog leads (%d)", (int)r.pgid);
+	ok(kill(-r.pgid, 0) && errno == ESRCH, "... and nothing of that group, watchdog included, is left");
 
 	is_int(run_sh("kill -USR1 $$", 0, 0, NULL, &r), 128 + SIGUSR1,
 	       "killed by SIGUSR1 gives 128+%d", SIGUSR1);
@@ -247,6 +402,26 @@ int main(int argc, char **argv)
 		sigpending(&pend);
 		ok(!sigismember(&pend, SIGINT), "... and is not left pending in the parent");
 	}
+
+	/* SIGHUP (the terminal gone) reaches the group as SIGTERM. */
+	script = xasprintf("trap 'exit 7' TERM; sleep 30 & echo $! > '%s'; kill -HUP $PPID; wait",
+			   pidfile);
+	run_sh(script, 10, 1, NULL, &r);
+	free(script);
+	is_int(r.interrupted, SIGHUP, "SIGHUP sent to the parent is reported");
+	is_int(r.status, 7, "... and reached the child as SIGTERM");
+	text = slurp(pidfile, NULL);
+	ok(process_gone(atol(text)) && strstr(r.reason, "hangup") != NULL,
+	   "... its group is gone and the reason says so: %s", r.reason);
+	free(text);
+	{
+		sigset_t pend;
+
+		sigpending(&pend);
+		ok(!sigismember(&pend, SIGHUP), "... and it is not left pending in the parent");
+	}
+
+	parent_killed(pidfile);
 
 	/* Waiting costs no CPU. */
 	{

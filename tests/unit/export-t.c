@@ -5,6 +5,7 @@
  * string, the profile round trip, and atomic writing.
  */
 #include "tap.h"
+#include "files.h"
 #include "testfs.h"
 #include "export.h"
 #include "recommend.h"
@@ -81,8 +82,158 @@ static int w_rules(const struct decisions *d, const struct export_opts *o, FILE 
 
 static int w_json(const struct decisions *d, const struct export_opts *o, FILE *f)
 {
-	(void)o;
-	return export_ompi_json(d, f);
+	return export_ompi_json(d, o, f);
+}
+
+/* ---- UCC's TUNE grammar (src/coll_score/ucc_coll_score.c), written from
+ * its parser: tokens joined by '#', fields by ':', each field the first
+ * of these it parses as, each kind at most once, and a score or an @alg
+ * required: coll types (comma list), memory types (comma list), score
+ * (digits or inf), message ranges (comma list of start-end memunits,
+ * start < end: coll_score_add_range refuses the rest), team sizes
+ * ([N or N-M or N-inf, ...], M >= N), @alg. */
+
+static int digits(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+static int in_words(const char *s, size_t n, const char *const *w)
+{
+	for (; *w; w++)
+		if (strlen(*w) == n && !strncmp(s, *w, n))
+			return 1;
+	return 0;
+}
+
+/* Each comma item of [s, s+n) satisfies fn. */
+static int each(const char *s, size_t n, int (*fn)(const char *, size_t))
+{
+	while (n) {
+		const char *c = memchr(s, ',', n);
+		size_t k = c ? (size_t)(c - s) : n;
+
+		if (!fn(s, k))
+			return 0;
+		n -= c ? k + 1 : k;
+		s += c ? k + 1 : k;
+	}
+	return 1;
+}
+
+static int is_coll(const char *s, size_t n)
+{
+	static const char *const w[] = { "allgather", "allgatherv", "allreduce", "alltoall",
+		"alltoallv", "barrier", "bcast", "fanin", "fanout", "gather", "gatherv", "reduce",
+		"reduce_scatter", "reduce_scatterv", "scatter", "scatterv", NULL };
+
+	return in_words(s, n, w);
+}
+
+static int is_mem(const char *s, size_t n)
+{
+	static const char *const w[] = { "host", "cuda", "cuda-managed", "rocm", "rocm-managed", NULL };
+
+	return in_words(s, n, w);
+}
+
+/* ucs memunits: inf, or digits with an optional unit. */
+static int memunits(const char *s, size_t n, unsigned long long *v)
+{
+	unsigned long long m = 1;
+
+	if (n == 3 && !strncmp(s, "inf", 3)) {
+		*v = ~0ull;
+		return 1;
+	}
+	if (n && strchr("bBkKmMgGtT", s[n - 1])) {
+		const char *u = strchr("bBkKmMgGtT", s[n - 1]);
+		int k = (int)(u - "bBkKmMgGtT") / 2;
+
+		while (k--)
+			m *= 1024;
+		n--;
+	}
+	if (!digits(s, n))
+		return 0;
+	*v = strtoull(s, NULL, 10) * m;
+	return 1;
+}
+
+static int is_range(const char *s, size_t n)
+{
+	const char *d = memchr(s, '-', n);
+	unsigned long long a, b;
+
+	return d && memunits(s, (size_t)(d - s), &a) &&
+	       memunits(d + 1, n - (size_t)(d - s) - 1, &b) && a < b;
+}
+
+static int is_team(const char *s, size_t n)
+{
+	const char *d = memchr(s, '-', n);
+
+	if (!d)
+		return digits(s, n);
+	return digits(s, (size_t)(d - s)) &&
+	       ((n - (size_t)(d - s) - 1 == 3 && !strncmp(d + 1, "inf", 3)) ||
+		(digits(d + 1, n - (size_t)(d - s) - 1) &&
+		 strtoul(d + 1, NULL, 10) >= strtoul(s, NULL, 10)));
+}
+
+/* One token: 1 when UCC's parser takes it; the fields' kinds in *kinds. */
+static int ucc_token_ok(const char *t, size_t n, unsigned *kinds)
+{
+	*kinds = 0;
+	while (n) {
+		const char *c = memchr(t, ':', n);
+		size_t k = c ? (size_t)(c - t) : n;
+		unsigned kind;
+
+		if (!(*kinds & 1) && k && each(t, k, is_coll))
+			kind = 1;
+		else if (!(*kinds & 2) && k && each(t, k, is_mem))
+			kind = 2;
+		else if (!(*kinds & 4) && ((k == 3 && !strncmp(t, "inf", 3)) || digits(t, k)))
+			kind = 4;
+		else if (!(*kinds & 8) && k && each(t, k, is_range))
+			kind = 8;
+		else if (!(*kinds & 16) && k > 2 && t[0] == '[' && t[k - 1] == ']' &&
+			 each(t + 1, k - 2, is_team))
+			kind = 16;
+		else if (!(*kinds & 32) && k > 1 && t[0] == '@')
+			kind = 32;
+		else
+			return 0;
+		*kinds |= kind;
+		n -= c ? k + 1 : k;
+		t += c ? k + 1 : k;
+	}
+	return (*kinds & 4) || (*kinds & 32);
+}
+
+/* Every token of a TUNE value parses, and names coll, host memory, a
+ * range, a team size and an algorithm. Returns the token count, -1 bad. */
+static int ucc_tune_ok(const char *s)
+{
+	int count = 0;
+
+	while (*s) {
+		const char *h = strchr(s, '#');
+		size_t n = h ? (size_t)(h - s) : strlen(s);
+		unsigned kinds;
+
+		if (!ucc_token_ok(s, n, &kinds) || kinds != (1 | 2 | 8 | 16 | 32))
+			return -1;
+		count++;
+		s += h ? n + 1 : n;
+	}
+	return count;
 }
 
 static int w_env(const struct decisions *d, const struct export_opts *o, FILE *f)
@@ -131,18 +282,24 @@ static size_t numbers(const char *text, long long *out, size_t max)
 int main(void)
 {
 	struct ompi_version v;
-	struct export_opts o = { { 4, 1, 4 }, "/x/ompi-rules.conf" };
+	struct ompi_alg_params pv[2] = {
+		{ "bcast", OMPI_ANY_ALG, { 8192, 2, 3, 0, 4 } },
+		{ "gather", OMPI_ANY_ALG, { 0, 5, 6, 0, -1 } },
+	};
+	struct ompi_params params = { pv, 2, "the test" };
+	struct export_opts o = { { 4, 1, 4 }, "/x/ompi-rules.conf", 1, &params };
+	struct ucc_export u;
 	struct store_point pts[32];
 	struct decisions d = DECISIONS_INIT, back = DECISIONS_INIT;
 	size_t n = 0;
-	char *rules, *js, *env1, *env2, *prof, *ucc;
+	char *rules, *js, *env1, *env2, *prof;
 	long long num[64];
 	size_t nn;
 	json_t *root, *r;
 	char path[] = "/tmp/export-t.XXXXXX";
 	char *file, *tmpl;
 
-	plan(35);
+	plan(45);
 	ok(!ompi_version_parse("4.1.4", &v) && v.major == 4 && v.minor == 1 && v.release == 4, "4.1.4");
 	ok(!ompi_version_parse("v5.0.7rc1", &v) && v.major == 5 && v.release == 7, "v5.0.7rc1");
 	ok(!ompi_version_parse("6.0", &v) && v.major == 6 && v.minor == 0, "6.0");
@@ -197,17 +354,23 @@ int main(void)
 	}
 	rules = to_string(w_rules, &d, &o);
 	nn = rules ? numbers(rules, num, 64) : 0;
-	/* 2 colls, 7 1 4 2 [0 6 0 0] [65536 8 0 0], 9 1 4 1 [0 1 0 0]: 21 numbers */
-	ok(nn == 21 && num[0] == 2 && num[1] == 7 && num[2] == 1 && num[3] == 4 && num[4] == 2,
-	   "bcast: one communicator size (4), two rules");
-	ok(num[5] == 0 && num[6] == 6 && num[9] == 65536 && num[10] == 8,
-	   "size 0 first, then 64K, ascending; 1M merged into 64K's rule");
-	ok(num[13] == 9 && num[17] == 0 && num[18] == 1, "gather (9): its rule at size 0");
+	/* 2 colls; bcast 7 in 3 blocks: [1: 0 0 0 0] [4: 0 6 3 8192, 65536 8 3
+	 * 8192] [5: 0 0 0 0]; gather 9: [1: 0 0 0 0] [4: 0 1 5 0] [5: 0 0 0 0]. */
+	ok(nn == 45 && num[0] == 2 && num[1] == 7 && num[2] == 3 && num[3] == 1 && num[4] == 1 &&
+	   num[6] == 0, "bcast: sizes below 4 are Open MPI's own decision");
+	ok(num[9] == 4 && num[10] == 2 && num[11] == 0 && num[12] == 6 && num[15] == 65536 &&
+	   num[16] == 8, "size 4 alone: size 0 first, then 64K, ascending; 1M merged into 64K's");
+	ok(num[13] == 3 && num[14] == 8192 && num[17] == 3 && num[18] == 8192,
+	   "bcast rules carry the chain fan-out and segment size the measurement ran with");
+	ok(num[19] == 5 && num[20] == 1 && num[22] == 0, "5 and up: Open MPI's own decision");
+	ok(rules && strstr(rules, "5 and up, beyond the sizes measured"), "and the comment says so");
+	ok(num[25] == 9 && num[33] == 4 && num[36] == 1 && num[37] == 5 && num[38] == 0,
+	   "gather (9): its rule at size 0 with the tree fan-out");
 	ok(rules && strncmp(rules, "rule-file-version-2", 19) && !strstr(rules, "\nrule-file-version-2"), "4.1.4: no version-2 header");
 	o.ompi = (struct ompi_version){ 5, 0, 7 };
 	free(rules);
 	rules = to_string(w_rules, &d, &o);
-	ok(rules && !strncmp(rules, "rule-file-version-2\n", 20) && strstr(rules, "\n65536 8 0 0 0"),
+	ok(rules && !strncmp(rules, "rule-file-version-2\n", 20) && strstr(rules, "\n65536 8 3 8192 0"),
 	   "5.0.7: version-2 header and 5 columns");
 
 	js = to_string(w_json, &d, &o);
@@ -222,23 +385,36 @@ int main(void)
 	   json_integer_value(json_object_get(json_array_get(r, 1), "msg_size_min")) == 65536 &&
 	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "msg_size_max")), "inf"),
 	   "JSON rules: contiguous inclusive ranges, the last to inf");
+	ok(json_integer_value(json_object_get(json_array_get(r, 1), "faninout")) == 3 &&
+	   json_integer_value(json_object_get(json_array_get(r, 1), "seg_size")) == 8192,
+	   "JSON rules: the parameters too");
 	ok(!strcmp(json_string_value(json_object_get(json_array_get(r, 0), "alg")), "binomial") &&
 	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "alg")), "scatter_allgather"),
 	   "JSON rules: algorithms by name");
 	r = json_object_get(json_object_get(root, "collectives"), "gather");
-	ok(json_object_get(json_array_get(r, 0), "comm_size_min") &&
-	   !strcmp(json_string_value(json_object_get(json_array_get(r, 0), "comm_size_max")), "inf"),
-	   "JSON rules: gather's communicator range");
+	ok(json_integer_value(json_object_get(json_array_get(r, 0), "comm_size_min")) == 4 &&
+	   json_integer_value(json_object_get(json_array_get(r, 0), "comm_size_max")) == 4,
+	   "JSON rules: gather's communicator size measured, alone");
 	json_decref(root);
 
-	ucc = export_ucc_tune(&d);
-	is_str(ucc, "bcast:0-65535:[4-inf]:@knomial#bcast:65536-inf:[4-inf]:@sag_knomial",
-	       "UCC_TL_UCP_TUNE tokens");
+	ok(!export_ucc_build(&d, &o, &u), "UCC settings");
+	is_str(u.tune, "bcast:0-64K:host:[4]:@knomial", "binomial is UCC's knomial up to 64K, end excluded");
+	ok(u.vars.nr == 1 && !strcmp(u.vars.v[0], "UCC_TL_UCP_BCAST_KN_RADIX=2"), "... with radix 2");
+	ok(u.notes.nr == 2 && strstr(u.notes.v[0], "scatter_allgather (8) left out") &&
+	   strstr(u.notes.v[1], "gather 0-inf [4] basic_linear (1) left out"),
+	   "the others are left out, saying why");
+	is_int(ucc_tune_ok(u.tune), 1, "every token parses with UCC's grammar");
+	is_int(ucc_tune_ok("bcast:0-4K:host:[4]:@knomial#bcast:4K-inf:host:[4-inf]:@dbt"), 2,
+	       "the grammar takes UCC's own example shape");
+	ok(ucc_tune_ok("bcast:0-4095:host:[4]:@knomial#bcast:4K-4K:host:[4]:@dbt") < 0 &&
+	   ucc_tune_ok("bcast:0-4K:cpu:[4]:@knomial") < 0 && ucc_tune_ok("bcast:0-4K:host:[8-4]:@x") < 0,
+	   "and refuses an empty range, an unknown memory type, a backwards team range");
+	export_ucc_release(&u);
 
 	/* Profile round trip: written, read back, the same env file. */
 	prof = to_string(w_profile, &d, &o);
 	file = mkdtemp(path) ? xasprintf("%s/p.cfg", path) : NULL;
-	ok(file && !export_write_atomic(file, ok_writer, prof), "profile written");
+	ok(file && !files_write_atomic(file, ok_writer, prof), "profile written");
 	ok(!profile_load(file, &back), "profile read back");
 	ok(back.noff == d.noff && back.nmpi == d.nmpi && back.off[0].oe == d.off[0].oe &&
 	   back.off[0].spread == d.off[0].spread && !strcmp(back.off[1].runner_up, d.off[1].runner_up) &&
@@ -266,7 +442,7 @@ int main(void)
 
 	/* Atomic writing: a failing writer leaves no file and no temporary. */
 	tmpl = xasprintf("%s/out.rules", path);
-	ok(export_write_atomic(tmpl, fail_writer, NULL) == -1 && access(tmpl, F_OK) != 0,
+	ok(files_write_atomic(tmpl, fail_writer, NULL) == -1 && access(tmpl, F_OK) != 0,
 	   "a failed write leaves nothing");
 	is_int(test_dir_entries(path, "p.cfg"), 0, "not even a temporary file");
 	unlink(file);
@@ -275,7 +451,6 @@ int main(void)
 	free(file);
 	free(rules);
 	free(js);
-	free(ucc);
 	free(prof);
 	free(env1);
 	free(env2);

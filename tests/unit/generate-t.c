@@ -73,7 +73,7 @@ int main(void)
 	is_int(generate_plan(&s, &p, out, GEN_ALL, 0), 0, "generate into a new folder");
 	ok(exists("%s/%s", out, "layouts.tsv"), "layouts.tsv written");
 	path = xasprintf("%s/n2-ppn12-w8-wpn4-dpu", out);
-	is_int(test_dir_entries(path, NULL), 8, "8 files in the layout folder");
+	is_int(test_dir_entries(path, NULL), 10, "10 files in the layout folder");
 	free(path);
 	q = quiet(1, -1);
 	r = generate_plan(&s, &p, out, GEN_ALL, 0);
@@ -95,7 +95,7 @@ int main(void)
 	/* One layout's folder, as sweetspot run makes them. */
 	lay = xasprintf("%s/lay", tmp);
 	is_int(generate_layout(&s, &p.layouts[0], lay), 0, "generate_layout into a new folder");
-	is_int(test_dir_entries(lay, NULL), 8, "8 files");
+	is_int(test_dir_entries(lay, NULL), 10, "10 files");
 	is_int(generate_layout(&s, &p.layouts[0], lay), 0, "again: the earlier files are replaced");
 	is_int(generate_layout_for(&s, &p.layouts[0], lay, GEN_LAUNCHER(LAUNCHER_SRUN)), 0,
 	       "srun files only");
@@ -124,7 +124,7 @@ int main(void)
 	ok(access(big, F_OK), "and the output folder does not exist");
 	is_int(test_dir_entries(tmp, NULL), 3, "no temporary folder is left (out, mine, lay only)");
 	is_int(generate_plan(&paper, &pp, big, GEN_ALL, 0), 0, "without the limit it works");
-	is_int(test_dir_entries(big, NULL), 16, "15 layout folders and layouts.tsv");
+	is_int(test_dir_entries(big, NULL), 17, "16 layout folders (workers up to the 64 hosts) and layouts.tsv");
 
 	plan_release(&pp);
 	spec_release(&paper);

@@ -58,12 +58,69 @@ static void is_compress(const char *s, const char *want)
 	strvec_clear(&v);
 }
 
+/* The limits of hostlist.h, each refused with the limit named, before any
+ * name is made (so a billion names cost no more than one). */
+static void limits(void)
+{
+	struct strvec v = STRVEC_INIT;
+	char err[512], *s, *long_item, *many;
+	size_t i;
+
+	is_expand("n[0-99999999]", "ERR: hostlist 'n[0-99999999]' expands to more than 65536 names, "
+		  "the limit per hostlist");
+	is_expand("a[1-1000]b[1-1000]", "ERR: hostlist 'a[1-1000]b[1-1000]' expands to more than 65536 "
+		  "names, the limit per hostlist");
+	/* A product that would overflow 64 bits if multiplied first. */
+	is_expand("a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]",
+		  "ERR: hostlist 'a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]' expands to more "
+		  "than 65536 names, the limit per hostlist");
+	is_expand("a[1-40000],b[1-40000]", "ERR: hostlist 'a[1-40000],b[1-40000]' expands to more than "
+		  "65536 names, the limit per hostlist");
+	ok(hostlist_expand("n[1-65536]", &v, err, sizeof(err)) == 0 && v.nr == HOSTLIST_MAX,
+	   "exactly %d names are allowed", HOSTLIST_MAX);
+	strvec_clear(&v);
+	ok(hostlist_expand("n[0-65536]", &v, err, sizeof(err)) == -1 && v.nr == 0,
+	   "one more is refused, and no name was made");
+	strvec_clear(&v);
+
+	/* 65537 one-name items. */
+	many = xmalloc(2 * (HOSTLIST_MAX + 1));
+	for (i = 0; i <= HOSTLIST_MAX; i++)
+		memcpy(many + 2 * i, "a,", 2);
+	many[2 * HOSTLIST_MAX + 1] = '\0';
+	ok(hostlist_expand(many, &v, err, sizeof(err)) == -1 && strstr(err, "more than 65536 names"),
+	   "65537 items are refused");
+	strvec_clear(&v);
+	free(many);
+
+	long_item = xasprintf("x%0249d[1-1000]", 0);
+	s = xasprintf("ERR: hostlist 'x%063d...' makes names longer than 253 characters, the limit", 0);
+	is_expand(long_item, s);
+	free(s);
+	free(long_item);
+	/* 248 bytes (labels of 62, 62, 62 and 59) and at most 4 digits: 252
+	 * at most, under the limit. */
+	long_item = xmalloc(260);
+	memset(long_item, 'a', 248);
+	long_item[62] = long_item[125] = long_item[188] = '.';
+	strcpy(long_item + 248, "[1-1000]");
+	ok(hostlist_expand(long_item, &v, err, sizeof(err)) == 0 && v.nr == 1000,
+	   "the limit applies to the longest name an item makes");
+	strvec_clear(&v);
+	free(long_item);
+
+	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]", "a1b1c1d1e1f1g1h1");
+	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]",
+		  "ERR: hostlist 'a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]' has more than 8 brackets in one "
+		  "name, the limit");
+}
+
 int main(void)
 {
 	struct strvec v = STRVEC_INIT;
 	char err[256], *c, *big;
 
-	plan(39);
+	plan(50);
 	is_expand("thor[001-003]", "thor001 thor002 thor003");
 	is_expand("n[1-3,7],x", "n1 n2 n3 n7 x");
 	is_expand("n[8-11]", "n8 n9 n10 n11");
@@ -108,5 +165,6 @@ int main(void)
 	is_str(c, "n1,n01", "different paddings stay apart");
 	free(c);
 	strvec_clear(&v);
+	limits();
 	return done_testing();
 }

@@ -2,7 +2,7 @@
  * ranks to nodes from host names or --ppn. The kernel's modules are plain C
  * compiled into the MPI program; the test builds them in directly. */
 #include "tap.h"
-#include "../../kernels/assign.c"
+#include "../../kernels/sched/assign.c"
 
 static const char *owners(const int *o, int n)
 {

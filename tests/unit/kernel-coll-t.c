@@ -2,35 +2,55 @@
  * what, where), the data pattern and its check, the statistics and the
  * efficiency formulas. */
 #include "tap.h"
-#include "../../kernels/coll.c"
-#include "../../kernels/coll_bcast.c"
-#include "../../kernels/coll_gather.c"
-#include "../../kernels/coll_allgather.c"
+#include "../../kernels/sched/schedule.c"
+#include "../../kernels/sched/coll.c"
+#include "../../kernels/sched/coll_bcast.c"
+#include "../../kernels/sched/coll_gather.c"
+#include "../../kernels/sched/coll_allgather.c"
+#include "../../kernels/sched/coll_reduce.c"
+#include "../../kernels/sched/reduce.c"
 #include "../../kernels/options.c"
-#include "../../kernels/assign.c"
-#include "../../kernels/validate.c"
+#include "../../kernels/sched/assign.c"
+#include "../../kernels/sched/validate.c"
 #include "../../kernels/stats.c"
 
-static size_t count(const struct plan *p, enum op_kind k)
+static size_t count(const struct sched *p, enum op_kind k)
 {
 	size_t n = 0;
 
-	for (int s = 0; s < p->nstages; s++)
-		for (size_t i = 0; i < p->st[s].n; i++)
-			n += p->st[s].ops[i].kind == k;
+	for (size_t i = 0; i < p->n; i++)
+		n += p->ops[i].kind == k;
 	return n;
+}
+
+/* The nth (from 0) op of kind k in p, or NULL. */
+static const struct op *nth(const struct sched *p, enum op_kind k, int n)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->ops[i].kind == k && n-- == 0)
+			return &p->ops[i];
+	return NULL;
+}
+
+/* Nonzero when op a (an index) depends on op b directly. */
+static int depends(const struct sched *p, const struct op *a, size_t b)
+{
+	for (size_t d = 0; d < a->ndeps; d++)
+		if (p->deps[a->dep0 + d] == b)
+			return 1;
+	return 0;
 }
 
 int main(void)
 {
 	int owner[5];
 	struct coll_rank cr;
-	struct coll_geom g = { COLL_BCAST, ALG_DIRECT, 5, 2, 100, 1000, owner };
+	struct coll_geom g = { .coll = COLL_BCAST, .alg = ALG_DIRECT, .H = 5, .W = 2, .m = 100, .S = 1000, .owner = owner };
 	unsigned char buf[37];
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
 
-	plan(30);
+	plan(34);
 	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner);	/* 0 0 1 1 0 */
 
 	coll_build(&g, 0, &cr);
@@ -38,9 +58,10 @@ int main(void)
 	ok(cr.is_source && cr.exp.n == 0, "bcast: root is the source, checks nothing");
 	coll_rank_release(&cr);
 	coll_build(&g, 5, &cr);
-	is_int(cr.off.st[0].n, 1, "bcast worker 0: one read of the root");
-	is_int(cr.off.st[1].n, 2, "bcast worker 0: writes to hosts 1 and 4, not the root");
-	is_int(cr.off.st[1].ops[1].peer, 4, "bcast worker 0: second write to host 4");
+	is_int(count(&cr.off, OP_READ), 1, "bcast worker 0: one read of the root");
+	is_int(count(&cr.off, OP_WRITE), 2, "bcast worker 0: writes to hosts 1 and 4, not the root");
+	ok(nth(&cr.off, OP_WRITE, 1)->peer == 4 && depends(&cr.off, nth(&cr.off, OP_WRITE, 1), 0),
+	   "bcast worker 0: second write to host 4, after the read");
 	coll_rank_release(&cr);
 	coll_build(&g, 3, &cr);
 	ok(cr.exp.n == 1 && cr.exp.b[0].off == 1000 && cr.exp.b[0].src == 0, "bcast host 3 checks root's block at S");
@@ -54,19 +75,20 @@ int main(void)
 	coll_rank_release(&cr);
 	coll_build(&g, 6, &cr);
 	ok(count(&cr.off, OP_READ) == 2 && count(&cr.off, OP_WRITE) == 2, "gather worker 1: reads 2, writes 2");
-	ok(cr.off.st[1].ops[0].peer == 0 && cr.off.st[1].ops[0].roff == 1200, "gather worker 1 writes host 2's block at S + 2m of the root");
+	ok(nth(&cr.off, OP_WRITE, 0)->peer == 0 && nth(&cr.off, OP_WRITE, 0)->roff == 1200, "gather worker 1 writes host 2's block at S + 2m of the root");
 	coll_rank_release(&cr);
 
 	g.coll = COLL_ALLGATHER;
 	g.alg = ALG_LEADER;
 	coll_build(&g, 5, &cr);
-	ok(cr.off.nstages == 3 && cr.off.st[2].fence, "leader: three stages, fence before the last");
-	is_int(cr.off.st[1].n, 0, "leader writes nothing to itself");
-	ok(cr.off.st[2].n == 5 && cr.off.st[2].ops[0].len == 500, "leader writes the whole result to each of 5 hosts");
+	ok(count(&cr.off, OP_WAIT_FLAG) == 1 && nth(&cr.off, OP_WAIT_FLAG, 0)->peer == 6, "leader: waits for worker 1's signal");
+	ok(depends(&cr.off, nth(&cr.off, OP_WRITE, 4), (size_t)(nth(&cr.off, OP_WAIT_FLAG, 0) - cr.off.ops)), "leader: its writes wait for that signal");
+	ok(count(&cr.off, OP_WRITE) == 5 && nth(&cr.off, OP_WRITE, 0)->len == 500, "leader writes the whole result to each of 5 hosts");
 	coll_rank_release(&cr);
 	coll_build(&g, 6, &cr);
-	ok(cr.off.st[1].n == 2 && cr.off.st[1].ops[0].peer == 5, "other worker writes its 2 blocks to the leader");
-	ok(cr.off.nstages == 3 && cr.off.st[2].fence && cr.off.st[2].n == 0, "other worker joins the fence");
+	ok(count(&cr.off, OP_WRITE) == 2 && nth(&cr.off, OP_WRITE, 0)->peer == 5, "other worker writes its 2 blocks to the leader");
+	ok(count(&cr.off, OP_SIGNAL) == 1 && nth(&cr.off, OP_SIGNAL, 0)->ndeps == 2 && nth(&cr.off, OP_SIGNAL, 0)->peer == 5,
+	   "other worker signals the leader after both writes");
 	coll_rank_release(&cr);
 	g.alg = ALG_ALLIN;
 	coll_build(&g, 5, &cr);
@@ -79,6 +101,22 @@ int main(void)
 	g.alg = ALG_DIRECT;
 	ok(coll_build(&g, 5, &cr) == -1, "allgather direct does not exist");
 
+	{
+		int ch[64], n;
+
+		n = sched_knomial_children(0, 9, 2, ch);
+		ok(n == 4 && ch[0] == 8 && ch[1] == 4 && ch[2] == 2 && ch[3] == 1,
+		   "binomial tree of 9: root's children 8, 4, 2, 1 (largest subtree first)");
+		n = sched_knomial_children(4, 9, 2, ch);
+		ok(n == 2 && ch[0] == 6 && ch[1] == 5 && sched_knomial_parent(6, 2) == 4 &&
+		   sched_knomial_parent(5, 2) == 4 && sched_knomial_parent(8, 2) == 0, "binomial: 4's children 6, 5");
+		n = sched_knomial_children(0, 9, 3, ch);
+		ok(n == 4 && ch[0] == 3 && ch[1] == 6 && ch[2] == 1 && ch[3] == 2 &&
+		   sched_knomial_parent(7, 3) == 6 && sched_knomial_parent(5, 3) == 3 &&
+		   sched_knomial_children(2, 9, 3, ch) == 0, "3-nomial tree of 9: 0 -> 3, 6, 1, 2; 6 -> 7; 3 -> 5");
+		ok(sched_levels(1) == 1 && sched_levels(2) == 2 && sched_levels(7) == 3 && sched_levels(8) == 4,
+		   "recdbl stage buffers: 1 + log2 of the largest power of two <= W");
+	}
 	pattern_fill(buf, sizeof(buf), 3, 7);
 	is_int(pattern_check(buf, sizeof(buf), 3, 7), -1, "pattern checks");
 	is_int(pattern_check(buf, sizeof(buf), 4, 7), 0, "other source differs");

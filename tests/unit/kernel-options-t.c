@@ -1,20 +1,40 @@
 /* tests/unit/kernel-options-t.c: sweetspot-kernel's option parsing and the
  * checks that need the number of ranks. */
 #include "tap.h"
+#include "../../kernels/sched/schedule.c"
+#include "../../kernels/sched/coll.c"
+#include "../../kernels/sched/coll_bcast.c"
+#include "../../kernels/sched/coll_gather.c"
+#include "../../kernels/sched/coll_allgather.c"
+#include "../../kernels/sched/coll_reduce.c"
+#include "../../kernels/sched/reduce.c"
+#include "../../kernels/sched/validate.c"
 #include "../../kernels/options.c"
-#include "../../kernels/assign.c"
+#include "../../kernels/sched/assign.c"
 
+/* Parses the NULL-terminated option list that follows len; argv is sized
+ * from the list itself. */
 static int parse(struct kopts *o, char *err, size_t len, ...)
 {
-	char *argv[16] = { "sweetspot-kernel" };
-	int argc = 1;
+	char **argv;
+	int argc = 1, ret;
 	va_list ap;
 
 	va_start(ap, len);
-	while ((argv[argc] = va_arg(ap, char *)))
+	while (va_arg(ap, char *))
 		argc++;
 	va_end(ap);
-	return kopts_parse(argc, argv, o, err, len);
+	argv = calloc((size_t)argc + 1, sizeof(*argv));
+	if (!argv)
+		abort();
+	argv[0] = "sweetspot-kernel";
+	va_start(ap, len);
+	for (int i = 1; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	ret = kopts_parse(argc, argv, o, err, len);
+	free(argv);
+	return ret;
 }
 
 int main(void)
@@ -24,7 +44,7 @@ int main(void)
 	unsigned f;
 	uint64_t send;
 
-	plan(20);
+	plan(32);
 	ok(!parse(&o, err, sizeof(err), NULL), "no options");
 	ok(o.colls == 1u << COLL_BCAST && o.asgs == 1u << ASG_BLOCK && o.workers == 1 &&
 	   o.nsizes == 1 && o.sizes[0] == 1u << 20 && o.iterations == 100 && o.warmup == 10 &&
@@ -38,12 +58,31 @@ int main(void)
 	ok(!parse(&o, err, sizeof(err), "--collective=allgather", "--mode", "mpi", NULL) && o.mode == MODE_MPI,
 	   "long forms, --mode mpi");
 	ok(parse(&o, err, sizeof(err), "-c", "bcast,", NULL) && strstr(err, "unknown collective ''"), "empty list item");
-	ok(parse(&o, err, sizeof(err), "-m", "1K,3K", NULL) && strstr(err, "not a power of two"), "size not pow2: %s", err);
+	ok(!parse(&o, err, sizeof(err), "-m", "1K,3K,24K", NULL) && o.sizes[2] == 24576, "sizes need not be powers of two");
+	ok(parse(&o, err, sizeof(err), "-m", "1K:3K", NULL) && strstr(err, "powers of two"), "ranges are: %s", err);
 	ok(parse(&o, err, sizeof(err), "-m", "2G", NULL) && strstr(err, "1G limit"), "size over 1G");
 	ok(parse(&o, err, sizeof(err), "-w", "x", NULL) && strstr(err, "not a number"), "workers not a number");
 	ok(parse(&o, err, sizeof(err), "stray", NULL) && strstr(err, "unexpected argument 'stray'"), "stray argument");
 	ok(parse(&o, err, sizeof(err), "-o", "", NULL) && strstr(err, "empty file name"), "empty -o");
 	ok(parse(&o, err, sizeof(err), "--mode", "mpi,bw", NULL), "one mode only");
+	ok(!parse(&o, err, sizeof(err), NULL) && o.radix == 2, "--radix defaults to 2");
+	ok(!parse(&o, err, sizeof(err), "-c", "bcast,allgather,allreduce", "-a", "knomial,ring,recdbl", "--radix", "8", NULL) &&
+	   o.radix == 8 && o.algs == (1u << ALG_KNOMIAL | 1u << ALG_RING | 1u << ALG_RECDBL), "the schedules, --radix 8");
+	ok(parse(&o, err, sizeof(err), "--radix", "9", NULL) && strstr(err, "--radix: 9 is out of range"), "--radix 9: %s", err);
+	ok(parse(&o, err, sizeof(err), "-c", "gather", "-a", "ring", NULL) &&
+	   strstr(err, "no listed algorithm applies to gather (direct or knomial)"), "ring is not a gather's: %s", err);
+	ok(parse(&o, err, sizeof(err), "-c", "reduce", "-a", "recdbl", NULL) &&
+	   strstr(err, "no listed algorithm applies to reduce (slice or assigned or knomial)"), "recdbl is not a reduce's: %s", err);
+	ok(alg_is_default(ALG_ALLIN) && !alg_is_default(ALG_RING) && alg_is_pipelined(COLL_GATHER, ALG_KNOMIAL) &&
+	   !alg_is_pipelined(COLL_GATHER, ALG_DIRECT) && alg_is_pipelined(COLL_REDUCE, ALG_SLICE),
+	   "without -a, the algorithms of before; chunk applies to schedules and reductions");
+	ok(!parse(&o, err, sizeof(err), NULL) && o.calib_tolerance == 0.10, "--calib-tolerance defaults to 0.10");
+	ok(!parse(&o, err, sizeof(err), "--calib-tolerance", "0.25", NULL) && o.calib_tolerance == 0.25,
+	   "--calib-tolerance 0.25");
+	ok(parse(&o, err, sizeof(err), "--calib-tolerance", "1e-1", NULL) && strstr(err, "not a number"),
+	   "--calib-tolerance takes plain decimals: %s", err);
+	ok(parse(&o, err, sizeof(err), "--calib-tolerance", "1001", NULL) && strstr(err, "out of range"),
+	   "--calib-tolerance over 1000: %s", err);
 
 	ok(!kopts_parse_faults(NULL, &f, err, sizeof(err)) && f == 0, "no faults");
 	ok(!kopts_parse_faults("hang,flip-byte", &f, err, sizeof(err)) && f == (FAULT_HANG | FAULT_FLIP_BYTE), "both faults");
@@ -51,12 +90,13 @@ int main(void)
 
 	parse(&o, err, sizeof(err), "-w", "3", NULL);
 	ok(!kopts_check_size(&o, 7, err, sizeof(err)), "3 workers of 7 ranks");
-	ok(kopts_check_size(&o, 6, err, sizeof(err)) && strstr(err, "fewer than hosts"), "3 workers of 6 ranks");
+	ok(!kopts_check_size(&o, 6, err, sizeof(err)), "3 workers of 6 ranks: as many workers as hosts");
+	ok(kopts_check_size(&o, 5, err, sizeof(err)) && strstr(err, "at most as many as hosts"), "3 workers of 5 ranks: %s", err);
 	parse(&o, err, sizeof(err), "--mode", "mpi", "-w", "3", NULL);
 	ok(!kopts_check_size(&o, 2, err, sizeof(err)), "mpi mode ignores --workers");
 	parse(&o, err, sizeof(err), "-c", "bcast,gather", "-m", "4K,64K", NULL);
-	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 6, "gather: region = send + hosts x largest");
+	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 6 + SCHED_FLAG_BYTES(6), "gather: region = send + hosts x largest + flags");
 	parse(&o, err, sizeof(err), "-m", "4K,64K", NULL);
-	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 2, "bcast: region = send + largest");
+	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 2 + SCHED_FLAG_BYTES(6), "bcast: region = send + largest + flags");
 	return done_testing();
 }

@@ -34,6 +34,59 @@ static char *hosts_of(const struct spec *s, const struct layout *l)
 	return out;
 }
 
+static int first_cost(const struct plan_point *pt, void *data)
+{
+	*(struct plan_point *)data = *pt;
+	return 1;
+}
+
+/* The reductions' axes: points, kernel arguments, and the cost counted
+ * over the kernel's builders. */
+static void reductions(void)
+{
+	struct spec s = SPEC_INIT;
+	struct plan p = PLAN_INIT;
+	struct strvec args = STRVEC_INIT;
+	struct plan_point pt;
+	struct plan_cost c;
+	struct layout l;
+	char *line;
+
+	ok(!load("profiles/allreduce.cfg", &s, &p), "allreduce profile and plan");
+	/* 2 algorithms x 2 sizes x 2 dtypes x 1 op x 2 chunks x 1 window. */
+	is_int(p.layouts[0].points, 16, "16 points per layout");
+	layout_kernel_args(&s, &p.layouts[0], &args);
+	line = strvec_join_quoted(&args);
+	is_str(line, "-w 1 -m 24576,65536 -c allreduce -a slice,assigned -A block --dtype int32,double "
+	       "--op sum --chunk 4096,8192 --window 2 -i 10 -x 2 --ppn 4 -t rma",
+	       "--dtype, --op, --chunk and --window lists");
+	free(line);
+	strvec_clear(&args);
+	plan_foreach_point(&s, first_cost, &pt);
+	ok(!strcmp(pt.algorithm, "slice") && pt.bytes == 24576 && !strcmp(pt.dtype, "int32") &&
+	   pt.chunk == 4096 && pt.window == 2 && !pt.radix, "first point: slice 24K int32 4K window 2, no radix");
+	ok(!plan_point_cost(&p.layouts[0], &pt, &c), "its cost is counted");
+	/* One worker: 6 chunks, each read from 4 hosts and written to 4, the
+	 * window making 3 rounds of (read, write). */
+	ok(c.ops == 48 && c.steps == 6 && c.rank_bytes == 4 * 24576 && c.nic_bytes == 0,
+	   "slice, W = 1: 48 transfers, 6 steps, the worker moves 4 x 24K, one node: no NIC (%llu %llu %llu)",
+	   (unsigned long long)c.ops, (unsigned long long)c.steps, (unsigned long long)c.rank_bytes);
+	pt.algorithm = "knomial";
+	pt.radix = 2;
+	ok(!plan_point_cost(&p.layouts[0], &pt, &c) && c.ops > 0 && c.steps > 0,
+	   "knomial's cost comes from the kernel's own builder too (%llu ops, %llu steps)",
+	   (unsigned long long)c.ops, (unsigned long long)c.steps);
+	/* Direct bcast on 2 nodes x 4 hosts, 2 DPU workers: root NIC W x m out. */
+	l = (struct layout){ .nodes = 2, .ppn = 4, .hosts = 8, .workers = 2, .wpn = 1,
+			     .placement = PLACEMENT_DPU };
+	pt = (struct plan_point){ "bcast", "direct", "block", 1000, NULL, NULL, 0, 0, 0 };
+	ok(!plan_point_cost(&l, &pt, &c) && c.steps == 2 && c.ops == 2 + 7 && c.nic_bytes == 2 * 1000 + 3000,
+	   "direct bcast: 2 steps, 1 read per worker + 7 writes, root NIC: 2 reads and 3 writes (%llu)",
+	   (unsigned long long)c.nic_bytes);
+	plan_release(&p);
+	spec_release(&s);
+}
+
 int main(void)
 {
 	struct spec s = SPEC_INIT;
@@ -44,7 +97,7 @@ int main(void)
 	char err[512], *line;
 	int good = 1, same = 1;
 
-	plan(42);
+	plan(50);
 	/* The paper's Figure 2. */
 	ok(!load("tests/data/specs/figure2.cfg", &s, &p), "figure 2 spec and plan");
 	is_int(p.nlayouts, 1, "one layout");
@@ -85,9 +138,10 @@ int main(void)
 	is_str(layout_rank_bin(&s, &l, 24), "/opt/x86/sweetspot-kernel", "onload workers run host_bin");
 	l.placement = PLACEMENT_DPU;
 	l.workers = 24;
-	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(1 <= W < H)"), "W = H: %s", err);
+	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= WPN x nodes)"),
+	   "W = H breaks no rule of its own (only W <= WPN x nodes here): %s", err);
 	l.workers = 25;
-	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= (H + W) / 2)"), "W > H: %s", err);
+	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= (H + W) / 2, i.e. W <= H)"), "W > H: %s", err);
 	l.workers = 0;
 	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "at least one"), "W = 0: %s", err);
 	l.workers = 8;
@@ -102,16 +156,16 @@ int main(void)
 
 	/* The paper's sweep: derived worker counts, deterministic order. */
 	ok(!load("profiles/paper.cfg", &s, &p), "paper spec and plan");
-	is_int(p.nlayouts, 15, "15 layouts");
+	is_int(p.nlayouts, 16, "16 layouts");
 	is_str(p.layouts[0].id, "n8-ppn8-w1-wpn1-dpu", "first layout");
-	is_str(p.layouts[14].id, "n8-ppn8-w32-wpn8-dpu", "last layout");
+	is_str(p.layouts[15].id, "n8-ppn8-w64-wpn8-dpu", "last layout");
 	ok(plan_find(&p, "n8-ppn8-w16-wpn2-dpu") != NULL, "the 16-worker, 2-WPN layout is planned");
-	ok(plan_find(&p, "n8-ppn8-w64-wpn8-dpu") == NULL, "64 workers on 64 hosts is not (W < H)");
-	is_int(p.skipped, 1, "one pair skipped by the rules");
+	ok(plan_find(&p, "n8-ppn8-w64-wpn8-dpu") != NULL, "64 workers on 64 hosts is (W <= H), as in the paper");
+	is_int(p.skipped, 0, "no pair skipped by the rules");
 	is_int(p.layouts[0].points, 40, "40 points per layout (4 pairs x 2 assignments x 5 sizes)");
-	is_int(plan_points(&p), 600, "600 points");
-	is_int(plan_launches(&p), 45, "45 launches (3 repetitions)");
-	is_int(plan_measurements(&p), 1800, "1800 measurements");
+	is_int(plan_points(&p), 640, "640 points");
+	is_int(plan_launches(&p), 48, "48 launches (3 repetitions)");
+	is_int(plan_measurements(&p), 1920, "1920 measurements");
 	good = 1;
 	for (size_t i = 1; i < p.nlayouts; i++)
 		good &= p.layouts[i - 1].workers < p.layouts[i].workers ||
@@ -144,5 +198,6 @@ int main(void)
 	   "w1 at WPN 2 is the w1-wpn1 layout, planned once");
 	plan_release(&p);
 	spec_release(&s);
+	reductions();
 	return done_testing();
 }

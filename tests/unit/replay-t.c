@@ -37,7 +37,7 @@ int main(void)
 	double oe[2];
 	char *f;
 
-	plan(18);
+	plan(22);
 	mkdtemp(dir);
 	f = write_file("ok.csv",
 		"# a comment line\n"
@@ -104,6 +104,47 @@ int main(void)
 	ok(replay_load(f, &rp) == -1, "nan is not a measurement");
 	free(f);
 	ok(replay_load("/nonexistent/x.csv", &rp) == -1, "a missing file");
+
+	/* One layout, group and repetition twice: which one counts would be a
+	 * guess. Both lines are named; the same repetition of another group,
+	 * or of another layout, is no duplicate. */
+	f = write_file("dup.csv",
+		"collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us\n"
+		"bcast,direct,block,1024,1,1,dpu,1,50,10\n"
+		"bcast,direct,cyclic,1024,1,1,dpu,1,51,10\n"
+		"bcast,direct,block,1024,2,1,dpu,1,52,10\n"
+		"bcast,direct,block,1024,1,1,dpu,2,53,10\n"
+		"bcast,direct,block,1K,1,1,dpu,1,54,10\n");
+	{
+		char *errf = xasprintf("%s/stderr", dir), msg[512] = "";
+		int saved = dup(2);
+		FILE *e;
+
+		fflush(stderr);
+		ok(freopen(errf, "w", stderr) != NULL, "stderr captured");
+		ok(replay_load(f, &rp) == -1, "a duplicate row is refused");
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		e = fopen(errf, "r");
+		if (e && !fgets(msg, sizeof(msg), e))
+			msg[0] = '\0';
+		if (e)
+			fclose(e);
+		msg[strcspn(msg, "\n")] = '\0';
+		ok(strstr(msg, "dup.csv:6: duplicate row") && strstr(msg, "dup.csv:2"),
+		   "with both lines, file:line (%s)", msg);
+		free(errf);
+	}
+	free(f);
+	f = write_file("nodup.csv",
+		"collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,nodes\n"
+		"bcast,direct,block,1024,1,1,dpu,1,50,10,1\n"
+		"bcast,direct,block,1024,1,1,dpu,1,51,10,2\n"
+		"bcast,direct,block,1024,1,1,onload,1,51,10,2\n");
+	ok(!replay_load(f, &rp) && rp.nrows == 3, "other nodes or placement: no duplicate");
+	replay_release(&rp);
+	free(f);
 	ok(test_rm_tree(dir) == 0, "cleaned up");
 	return done_testing();
 }

@@ -3,6 +3,7 @@
  * retries replacing earlier attempts, and the read API. */
 #include "tap.h"
 #include "testfs.h"
+#include "record.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -10,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *rec1 =
@@ -24,6 +26,33 @@ static const char *rec2 =
 	"{\"schema\":1,\"mode\":\"offload\",\"collective\":\"bcast\",\"algorithm\":\"direct\","
 	"\"assignment\":\"block\",\"bytes\":2048,\"valid\":false,\"bad_rank\":1,\"bad_source\":0,"
 	"\"bad_offset\":77,\"total_us\":30}";
+
+/* Schema 2's points table, as sweetspot 0.1 wrote it. */
+#define V2_POINTS "CREATE TABLE p2 (id INTEGER PRIMARY KEY, run INTEGER NOT NULL REFERENCES runs(id)," \
+	" launch INTEGER NOT NULL REFERENCES launches(id), layout TEXT NOT NULL," \
+	" repetition INTEGER NOT NULL, wpn INTEGER, placement TEXT, schema INTEGER," \
+	" mode TEXT NOT NULL DEFAULT '', collective TEXT NOT NULL, algorithm TEXT NOT NULL," \
+	" assignment TEXT NOT NULL, bytes INTEGER NOT NULL, ranks INTEGER, hosts INTEGER," \
+	" workers INTEGER, nodes INTEGER, ppn INTEGER, iterations INTEGER, warmup INTEGER," \
+	" transport TEXT, device TEXT, host_source TEXT, ref_us REAL, comm_us REAL," \
+	" compute_us REAL, total_us REAL, oe_paper REAL, oe_measured REAL, overlap REAL," \
+	" total_us_min REAL, total_us_median REAL, total_us_max REAL, valid INTEGER NOT NULL," \
+	" bad_rank INTEGER, bad_source INTEGER, bad_offset INTEGER, rank_hosts TEXT," \
+	" raw TEXT NOT NULL," \
+	" UNIQUE (run, layout, repetition, collective, algorithm, assignment, bytes, mode));"
+#define V2_NAMES "id, run, launch, layout, repetition, wpn, placement, schema, mode, collective," \
+	" algorithm, assignment, bytes, ranks, hosts, workers, nodes, ppn, iterations, warmup," \
+	" transport, device, host_source, ref_us, comm_us, compute_us, total_us, oe_paper," \
+	" oe_measured, overlap, total_us_min, total_us_median, total_us_max, valid, bad_rank," \
+	" bad_source, bad_offset, rank_hosts, raw"
+
+/* A reduction's record with the calibration fields. */
+static const char *rec3 =
+	"{\"schema\":2,\"mode\":\"offload\",\"collective\":\"allreduce\",\"algorithm\":\"slice\","
+	"\"assignment\":\"block\",\"bytes\":24576,\"valid\":true,\"total_us\":30,\"dtype\":\"double\","
+	"\"op\":\"sum\",\"chunk\":4096,\"window\":2,\"algbw\":1e9,\"busbw\":1.5e9,\"p2p_bw\":3e9,"
+	"\"ref_us_median\":20,\"compute_us_median\":26,\"oe_measured_median\":70,"
+	"\"calib_error\":0.3,\"calibrated\":false}";
 
 struct counter {
 	int n, valid;
@@ -57,6 +86,37 @@ static long long count_rows(const char *path, const char *sql)
 	return n;
 }
 
+/* n processes open one new database at the same moment (released
+ * together through a pipe); how many of them failed. */
+static int open_together(const char *path, int n)
+{
+	int gate[2], failed = 0, status;
+	char byte;
+
+	if (pipe(gate))
+		return n;
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			struct store *st = NULL;
+			int rc;
+
+			close(gate[1]);
+			rc = read(gate[0], &byte, 1) == 0 ? store_open(path, STORE_CREATE, &st) : -1;
+			store_close(st);
+			_exit(rc ? 1 : 0);
+		}
+		if (pid < 0)
+			failed++;
+	}
+	close(gate[0]);
+	close(gate[1]);		/* every child's read returns now */
+	while (wait(&status) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status);
+	return failed;
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/store-t.XXXXXX", err[256];
@@ -72,7 +132,7 @@ int main(void)
 	FILE *f;
 	sqlite3 *db;
 
-	plan(45);
+	plan(57);
 	if (!mkdtemp(dir))
 		return 1;
 	path = xasprintf("%s/sub/dir/s.db", dir);
@@ -85,23 +145,49 @@ int main(void)
 	is_int(count_rows(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION, "schema version set");
 
 	/* records */
-	ok(store_parse_record(rec1, &pts[0], err, sizeof(err)) == 0, "parse a full record");
+	ok(record_parse(rec1, &pts[0], err, sizeof(err)) == 0, "parse a full record");
 	is_str(pts[0].collective, "bcast", "collective");
 	is_int(pts[0].bytes, 1024, "bytes");
 	ok(fabs(pts[0].oe_measured - 87.5) < 1e-9, "oe_measured");
 	is_int(pts[0].nodes, 2, "nodes");
 	is_str(pts[0].rank_hosts, "[\"a\",\"a\",\"b\",\"b\",\"a\",\"b\"]", "rank_hosts kept as JSON");
-	ok(store_parse_record(rec2, &pts[1], err, sizeof(err)) == 0 && !pts[1].valid,
+	ok(record_parse(rec2, &pts[1], err, sizeof(err)) == 0 && !pts[1].valid,
 	   "an invalid record parses, flagged");
 	ok(isnan(pts[1].oe_paper) && pts[1].hosts == -1, "absent fields are NaN / -1");
 	is_int(pts[1].bad_offset, 77, "where validation failed is kept");
-	ok(store_parse_record("{\"collective\":\"bcast\"", &pts[2], err, sizeof(err)) == -1,
+	ok(record_parse("{\"collective\":\"bcast\"", &pts[2], err, sizeof(err)) == -1,
 	   "truncated JSON refused");
+	ok(record_parse(rec3, &pts[2], err, sizeof(err)) == 0 && !strcmp(pts[2].dtype, "double") &&
+	   !strcmp(pts[2].op, "sum") && pts[2].chunk == 4096 && pts[2].window == 2 && pts[2].radix == 0,
+	   "a reduction's axes read");
+	ok(pts[2].busbw == 1.5e9 && pts[2].p2p_bw == 3e9 && pts[2].algbw == 1e9 &&
+	   pts[2].compute_us_median == 26 && pts[2].calib_error == 0.3 && pts[2].calibrated == -1,
+	   "bandwidths and calibration read; calibrated false");
+	ok(!strcmp(pts[0].dtype, "") && pts[0].chunk == 0 && pts[0].calibrated == 0 && isnan(pts[0].busbw),
+	   "a bcast record has none of them");
+	store_point_release(&pts[2]);
 	diag("%s", err);
-	ok(store_parse_record("{\"collective\":\"bcast\",\"algorithm\":\"direct\",\"assignment\":"
+	ok(record_parse("{\"collective\":\"bcast\",\"algorithm\":\"direct\",\"assignment\":"
 			      "\"block\",\"bytes\":1,\"total_us\":1}", &pts[2], err, sizeof(err)) == -1,
 	   "record without valid refused");
-	ok(store_parse_record("[1,2]", &pts[2], err, sizeof(err)) == -1, "array refused");
+	ok(record_parse("[1,2]", &pts[2], err, sizeof(err)) == -1, "array refused");
+	{
+		/* Open MPI alone (--mode mpi) assigns nothing: its records say no
+		 * assignment, and only that mode may leave it out. */
+		static const char mpi[] = "{\"schema\":1,\"mode\":\"mpi\",\"collective\":\"bcast\","
+			"\"algorithm\":\"tuned:6\",\"bytes\":4096,\"total_us\":3.5,\"valid\":true}";
+		static const char offload[] = "{\"schema\":1,\"mode\":\"offload\",\"collective\":"
+			"\"bcast\",\"algorithm\":\"direct\",\"bytes\":4096,\"total_us\":3.5,"
+			"\"valid\":true}";
+		struct store_point q;
+
+		ok(record_parse(mpi, &q, err, sizeof(err)) == 0, "an mpi record without assignment parses");
+		is_str(q.assignment, "none", "... its assignment reads none");
+		is_str(q.raw, mpi, "... and its line is kept as the kernel wrote it");
+		store_point_release(&q);
+		ok(record_parse(offload, &q, err, sizeof(err)) == -1 && strstr(err, "assignment"),
+		   "an offloaded record without assignment is refused");
+	}
 
 	/* runs */
 	run.spec_path = xstrdup("profiles/x.cfg");
@@ -165,20 +251,36 @@ int main(void)
 	store_close(st);
 	st = NULL;
 
-	/* a schema 1 database: refused read-only, upgraded when written */
+	/* a schema 1 database (made from a schema 2 one, whose points table
+	 * this is, with a reduction known only to its raw record): refused
+	 * read-only, upgraded 1 -> 2 -> 3 when written */
 	sqlite3_open(path, &db);
-	sqlite3_exec(db, "ALTER TABLE points DROP COLUMN ranks; ALTER TABLE points DROP COLUMN bad_rank;"
+	sqlite3_exec(db, "BEGIN;" V2_POINTS
+		     "INSERT INTO p2 SELECT " V2_NAMES " FROM points; DROP TABLE points;"
+		     "ALTER TABLE p2 RENAME TO points;"
+		     "UPDATE points SET collective = 'allreduce', algorithm = 'slice', raw = "
+		     "'{\"dtype\":\"double\",\"op\":\"max\",\"chunk\":4096,\"window\":2,\"busbw\":5e8}';"
+		     "ALTER TABLE points DROP COLUMN ranks; ALTER TABLE points DROP COLUMN bad_rank;"
 		     "ALTER TABLE points DROP COLUMN bad_source; ALTER TABLE points DROP COLUMN bad_offset;"
-		     "PRAGMA user_version = 1;", NULL, NULL, NULL);
+		     "PRAGMA user_version = 1; COMMIT;", NULL, NULL, NULL);
 	sqlite3_close(db);
 	is_int(count_rows(path, "PRAGMA user_version"), 1, "made a schema 1 database");
 	ok(store_open(path, STORE_RDONLY, &st) == -1, "read-only open of an older schema refused");
 	ok(store_open(path, STORE_CREATE, &st) == 0, "opened for writing: upgraded");
-	store_close(st);
-	st = NULL;
 	is_int(count_rows(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION, "now the current schema");
 	is_int(count_rows(path, "SELECT count(bad_offset IS NULL) FROM points"), 1,
 	       "with the new columns, and the points kept");
+	is_int(count_rows(path, "SELECT count(*) FROM points WHERE dtype = 'double' AND op = 'max' "
+			  "AND chunk = 4096 AND window = 2 AND radix = 0 AND busbw = 5e8"), 1,
+	       "schema 3's columns filled from the raw record");
+	/* the axes are part of the key: the same point in another dtype */
+	l.repetition = 3;
+	pts[2] = pts[0];
+	pts[2].dtype = "int32";
+	ok(store_launch_record(st, &l, (struct store_point[]){ pts[0], pts[2] }, 2) == 0,
+	   "two points that differ only in dtype are both stored");
+	store_close(st);
+	st = NULL;
 
 	/* not a database; a newer schema */
 	f = fopen(junk, "w");
@@ -191,6 +293,23 @@ int main(void)
 	sqlite3_close(db);
 	ok(store_open(newer, STORE_CREATE, &st) == -1, "a newer schema is refused");
 	is_int(count_rows(newer, "PRAGMA user_version"), 99, "and left untouched");
+
+	/* Sweeps started together on a new database: the schema is made once. */
+	for (int round = 0; round < 5; round++) {
+		char *race = xasprintf("%s/race%d.db", dir, round);
+		int bad = open_together(race, 8);
+
+		if (bad || round == 4) {
+			is_int(bad, 0, "8 processes open a new database at once, %d rounds: none fails",
+			       round + 1);
+			is_int(count_rows(race, "PRAGMA user_version"), STORE_SCHEMA_VERSION,
+			       "its schema version is set");
+			is_int(count_rows(race, "SELECT count(*) FROM runs"), 0, "and its tables are there");
+			free(race);
+			break;
+		}
+		free(race);
+	}
 
 	for (int i = 0; i < 2; i++)
 		store_point_release(&pts[i]);

@@ -1,0 +1,83 @@
+/*
+ * kernels/sched/coll.c: the table of collectives and the dispatch to each one's
+ * builder. Nothing below it calls back up here.
+ */
+#include "coll.h"
+
+#include <string.h>
+
+#define ALG(a) (1u << (a))
+
+const struct coll_desc coll_table[COLL_N] = {
+	[COLL_BCAST] = { "bcast", ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), coll_build_bcast },
+	[COLL_GATHER] = { "gather", ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), coll_build_gather },
+	[COLL_ALLGATHER] = { "allgather", ALG(ALG_LEADER) | ALG(ALG_ALLIN) | ALG(ALG_RING) | ALG(ALG_RECDBL),
+			     coll_build_allgather },
+	[COLL_REDUCE] = { "reduce", ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | ALG(ALG_KNOMIAL), coll_build_reduce },
+	[COLL_ALLREDUCE] = { "allreduce", ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | ALG(ALG_KNOMIAL) | ALG(ALG_RING) |
+			     ALG(ALG_RECDBL), coll_build_reduce },
+};
+
+const char *const coll_names[COLL_N] = { "bcast", "gather", "allgather", "reduce", "allreduce" };
+const char *const alg_names[ALG_N] = { "direct", "leader", "allin", "slice", "assigned",
+				       "knomial", "ring", "recdbl" };
+
+int alg_is_default(enum alg a)
+{
+	return a < ALG_KNOMIAL;
+}
+
+int alg_is_pipelined(enum coll c, enum alg a)
+{
+	return coll_is_reduction(c) || a >= ALG_KNOMIAL;
+}
+
+int coll_is_reduction(enum coll c)
+{
+	return c == COLL_REDUCE || c == COLL_ALLREDUCE;
+}
+
+int alg_applies(enum coll c, enum alg a)
+{
+	return c >= 0 && c < COLL_N && a >= 0 && a < ALG_N && (coll_table[c].algs & ALG(a));
+}
+
+int coll_build(const struct coll_geom *g, int rank, struct coll_rank *cr)
+{
+	memset(cr, 0, sizeof(*cr));
+	if (g->H < 1 || g->W < 1 || rank < 0 || rank >= g->H + g->W || !alg_applies(g->coll, g->alg) ||
+	    (g->alg == ALG_KNOMIAL && (g->radix < 2 || g->radix > 8)) ||
+	    (alg_is_pipelined(g->coll, g->alg) && (g->chunk < 1 || g->window < 1)))
+		return -1;
+	if (coll_table[g->coll].build(g, rank, cr)) {
+		coll_rank_release(cr);
+		return -1;
+	}
+	sched_finalize(&cr->ref);
+	sched_finalize(&cr->off);
+	return 0;
+}
+
+int coll_fault_write(const struct coll_geom *g, const struct sched *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->ops[i].kind == OP_WRITE && s->ops[i].peer < g->H)
+			return (int)i;
+	return -1;
+}
+
+int coll_fault_rank(const struct coll_geom *g)
+{
+	for (int r = g->H; r < g->H + g->W; r++) {
+		struct coll_rank cr;
+		int writes;
+
+		if (coll_build(g, r, &cr))
+			return -1;
+		writes = coll_fault_write(g, &cr.off) >= 0;
+		coll_rank_release(&cr);
+		if (writes)
+			return r;
+	}
+	return -1;
+}

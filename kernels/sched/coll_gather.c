@@ -1,0 +1,127 @@
+/*
+ * kernels/sched/coll_gather.c: staged gather to root 0. Reference: the root
+ * reads every other host's block into its result (its own is a local copy).
+ * Offloaded:
+ *   direct: each worker reads its hosts' blocks into its staging area, then
+ *     writes each at that host's offset of the root's result; each write
+ *     waits for its own block's read only.
+ *   knomial: a k-nomial tree of workers rooted at the root's worker; chunk
+ *     by chunk, a worker reads its hosts' chunks, waits for its children's
+ *     signals, writes the chunk of every block of its subtree into its
+ *     parent's staging area (same offsets) and signals it; the root's
+ *     worker writes them into the root. Chunk c + window is read once
+ *     chunk c is forwarded, so a worker forwards one chunk while reading
+ *     the next.
+ */
+#include "schedule.h"
+
+#include <stdlib.h>
+
+#define TAG_GATHER 0
+
+/* via[h]: the child of v (relative) whose subtree holds host h's worker;
+ * v itself for its own hosts, -1 outside v's subtree. */
+static void gather_via(const struct coll_geom *g, int v, int r0, int *via)
+{
+	for (int h = 0; h < g->H; h++) {
+		int u = (g->owner[h] - r0 + g->W) % g->W, below = -1;
+
+		if (u == v) {
+			via[h] = v;
+			continue;
+		}
+		while (u != v && u != 0) {
+			below = u;
+			u = sched_knomial_parent(u, g->radix);
+		}
+		via[h] = u == v ? below : -1;
+	}
+}
+
+static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *s)
+{
+	int H = g->H, W = g->W, r0 = g->owner[0], v = (w - r0 + W) % W, nch;
+	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
+	int *via = malloc((size_t)H * sizeof(int)), *ch = malloc((size_t)(g->radix * 32 + W) * sizeof(int));
+	int *wt = malloc((size_t)W * sizeof(int)), *have = malloc((size_t)H * sizeof(int));
+	int *cvia = malloc((size_t)H * sizeof(int)), *join = malloc((size_t)g->window * sizeof(int));
+
+	if (!via || !ch || !wt || !have || !cvia || !join)
+		return -1;
+	gather_via(g, v, r0, via);
+	nch = sched_knomial_children(v, W, g->radix, ch);
+	for (size_t c = 0; c < nc; c++) {
+		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
+		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+
+		for (int h = 0; h < H; h++)
+			if (via[h] == v) {
+				have[h] = sched_add(s, OP_READ, h, S + h * m + off, off, len);
+				sched_dep(s, have[h], prev);
+			}
+		/* A child with no host below it sends nothing, and is not waited for. */
+		for (int i = 0; i < nch; i++) {
+			int any = 0;
+
+			for (int h = 0; h < H; h++)
+				any |= via[h] == ch[i];
+			wt[i] = any ? sched_wait_flag(s, H + (ch[i] + r0) % W, TAG_GATHER) : -1;
+			for (int h = 0; h < H; h++)
+				if (via[h] == ch[i])
+					have[h] = wt[i];
+		}
+		int to = v == 0 ? 0 : H + (sched_knomial_parent(v, g->radix) + r0) % W, nw = 0;
+
+		for (int h = 0; h < H; h++)
+			if (via[h] >= 0) {
+				sched_dep(s, sched_add(s, OP_WRITE, to, S + h * m + off, S + h * m + off, len), have[h]);
+				cvia[nw++] = (int)s->n - 1;
+			}
+		if (v != 0 && nw) {
+			int sg = sched_signal(s, to, TAG_GATHER);
+
+			for (int i = 0; i < nw; i++)
+				sched_dep(s, sg, cvia[i]);
+		}
+		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
+		for (int i = first; i + 1 < (int)s->n; i++)
+			sched_dep(s, jn, i);
+		join[c % (size_t)g->window] = jn;
+	}
+	free(via);
+	free(ch);
+	free(wt);
+	free(have);
+	free(cvia);
+	free(join);
+	return 0;
+}
+
+int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr)
+{
+	int H = g->H;
+	size_t m = g->m, S = g->S;
+
+	if (rank < H)
+		cr->is_source = 1;
+	if (rank == 0) {
+		sched_add(&cr->ref, OP_COPY, 0, 0, S, m);
+		for (int h = 1; h < H; h++)
+			sched_add(&cr->ref, OP_READ, h, S + h * m, 0, m);
+		for (int h = 0; h < H; h++)
+			expect_add(&cr->exp, S + h * m, m, h);
+	}
+	if (rank >= H && g->alg == ALG_KNOMIAL)
+		return build_gather_knomial(g, rank - H, &cr->off);
+	if (rank >= H) {
+		int w = rank - H;
+
+		for (int h = 0; h < H; h++)
+			if (g->owner[h] == w) {
+				int rd = sched_add(&cr->off, OP_READ, h, S + h * m, 0, m);
+
+				sched_dep(&cr->off, sched_add(&cr->off, OP_WRITE, 0, S + h * m, S + h * m, m), rd);
+			}
+	}
+	return 0;
+}

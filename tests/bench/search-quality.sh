@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/bench/search-quality.sh: how good the search's decisions are, in one
+# run, each figure beside its target:
+#  - A/A false "best" rate, power rate and launches per configuration, and
+#    the worst cost / regret over the generated family: the decision-quality
+#    test (tests/unit/search-quality-t.c) prints them; built here if needed.
+#  - cost and regret on the shipped landscape through `sweetspot search
+#    --replay` (all collectives in one search, as decisions share launches).
+#    The table holds 3 repetitions per layout: a contender asked for a 4th
+#    gets a failed launch (counted, and that layout is not asked again), so
+#    the launches with data are printed too. Regret is per group (the CLI's
+#    JSON carries best[] per group): the best 3-launch mean of the group
+#    minus the 3-launch mean of the layout the search reports for it.
+set -eu
+ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+SS=$ROOT/bin/sweetspot
+CSV=$ROOT/tests/data/landscape.csv
+SPEC=$ROOT/tests/data/landscape.cfg
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweetspot-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+make -s -C "$ROOT" build/tests/search-quality-t >/dev/null
+"$ROOT/build/tests/search-quality-t" >"$TMP/q.tap" || true
+grep -E '^# (A/A|power|family:)' "$TMP/q.tap" | sed 's/^# //'
+echo "targets: A/A 'best' <= 5%; power >= 80% at <= 7 launches per configuration;"
+echo "         family cost <= 0.15 of the grid at regret <= 0.3 point"
+grep -E '^not ok' "$TMP/q.tap" || echo "search-quality-t: every assertion holds"
+
+"$SS" search "$SPEC" --replay "$CSV" --json >"$TMP/ad.json" 2>"$TMP/ad.err"
+a=$(grep -o '"launches":[0-9]*' "$TMP/ad.json" | cut -d: -f2)
+g=$(grep -o '"grid_launches":[0-9]*' "$TMP/ad.json" | cut -d: -f2)
+f=$(sed -n 's/.*no rows for \([0-9]*\) of the launches.*/\1/p' "$TMP/ad.err")
+f=${f:-0}
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ k = $c["collective"] " " $c["algorithm"] " " $c["assignment"] " " $c["bytes"];
+	  s[k " " $c["workers"] " " $c["wpn"]] += $c["oe_measured"]; n[k " " $c["workers"] " " $c["wpn"]]++ }
+	END { for (k in s) printf "%s %.4f\n", k, s[k] / n[k] }' "$CSV" >"$TMP/means"
+tr '{' '\n' <"$TMP/ad.json" | grep '"collective"' |
+	sed 's/.*"collective":"\([^"]*\)","algorithm":"\([^"]*\)","assignment":"\([^"]*\)","bytes":\([0-9]*\),"workers":\([0-9]*\),"wpn":\([0-9]*\).*/\1 \2 \3 \4 \5 \6/' >"$TMP/a.best"
+regret=$(awk 'FILENAME == ARGV[1] { k = $1" "$2" "$3" "$4; m[k" "$5" "$6] = $7;
+		if (!(k in top) || $7 > top[k]) top[k] = $7; next }
+	{ k = $1" "$2" "$3" "$4; r = top[k] - m[k" "$5" "$6]; if (r > w) w = r }
+	END { printf "%.2f", w + 0 }' "$TMP/means" "$TMP/a.best")
+awk -v a="$a" -v g="$g" -v f="$f" -v r="$regret" 'BEGIN {
+	printf "shipped landscape: adaptive %d launches (%d with data, %d asked beyond the table) / grid %d = %.3f, worst regret %.2f points\n", a, a - f, f, g, a / g, r
+	printf "targets: cost <= 0.15 of the grid, regret <= 0.3 point: %s\n", (a / g <= 0.15 && r <= 0.3) ? "ok" : "MISSED" }'
+exit 0

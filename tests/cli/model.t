@@ -1,0 +1,60 @@
+#!/bin/sh
+# tests/cli/model.t: `sweetspot model SPEC` on a tiny spec (4 host ranks and
+# 1 or 2 onload workers on this machine, bcast and gather at 3 sizes):
+# calibration by real launches, then every plan point predicted with the
+# shape of a measured one, --check against a measured run, a 64-node
+# machine, and bad input refused with exit status 2.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
+command -v mpirun >/dev/null || skip_all "mpirun is not installed"
+plan 17
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+SPEC=$TMP/m.cfg
+DB=$TMP/m.db
+cat >"$SPEC" <<CFG
+system = {
+	name = "model-test"; nodes = "localhost"; ppn = 4;
+	onload = { cores = 2; };
+	host_bin = "$BIN/sweetspot-kernel";
+	launcher = "mpirun"; launcher_args = [ "--oversubscribe" ];
+};
+sweep = {
+	collectives = [ "bcast", "gather" ]; algorithms = [ "direct" ];
+	assignments = [ "block" ]; sizes = "4K:16K";
+	wpn = [ 1, 2 ]; workers = [ 1, 2 ]; placement = [ "onload" ];
+	iterations = 5; warmup = 1; repetitions = 1; time_limit = 60; transport = "rma";
+};
+CFG
+exits_with 0 "the plan" sweetspot plan "$SPEC" --json
+npts=$(grep -o '"points": *[0-9]*' "$TMP/out" | tail -1 | grep -o '[0-9]*$')
+diag "plan points: $npts"
+
+exits_with 0 "predict (calibrating first)" sweetspot model "$SPEC" --db "$DB" --csv
+cp "$TMP/err" "$TMP/cal.err"
+like "$TMP/cal.err" '^# model parameters: fit resid' "the parameters are reported"
+is "$(grep -c ',true$' "$TMP/out")" "$npts" "every plan point is predicted once"
+like "$TMP/cal.err" "^# model: $npts points" "the count agrees"
+
+exits_with 0 "predict again, as JSON, from the stored parameters" sweetspot model "$SPEC" --db "$DB" --json
+ok "no launch the second time" sh -c "! grep -q 'launches' '$TMP/err'"
+is "$(grep -c '"predicted": true' "$TMP/out")" "$npts" "each record says predicted"
+for k in layout collective bytes workers ref_us comm_us total_us oe_measured oe_paper time_sd_rel; do
+	grep -q "\"$k\":" "$TMP/out" || miss="$miss $k"
+done
+is "${miss:-none}" "none" "the records have the keys of a measured point"
+
+exits_with 0 "a sweep to check against" sweetspot run "$SPEC" --db "$DB"
+exits_with 0 "--check --json" sweetspot model "$SPEC" --db "$DB" --check --json
+sed 's/^/# /' "$TMP/out" | grep -E 'rel_err_median|sweet_spot_matches' | head -6
+like "$TMP/out" "\"points\": $npts" "--check compares every point of the run"
+
+exits_with 0 "--nodes 64 --json" sweetspot model "$SPEC" --db "$DB" --nodes 64 --json
+ok "every record is of a 64-node machine" sh -c \
+	"[ \$(grep -c '\"nodes\": 64' '$TMP/out') -gt 0 ] && ! grep '\"nodes\":' '$TMP/out' | grep -qv '\"nodes\": 64'"
+
+exits_with 2 "an unknown option" sweetspot model "$SPEC" --db "$DB" --frobnicate
+exits_with 2 "--nodes 0" sweetspot model "$SPEC" --db "$DB" --nodes 0
+exits_with 2 "--dry-run without --smpi" sweetspot model "$SPEC" --db "$DB" --dry-run
+done_testing

@@ -1,0 +1,44 @@
+/*
+ * tests/fuzz/hostlist-fuzz.c: libFuzzer target for the Slurm hostlist
+ * expander, hostlist_expand(). The input is the hostlist text (cut at its
+ * first NUL, as a C string from a spec would be). What expands is also
+ * compressed and expanded again, which must give the same names: the two
+ * functions are each other's inverse on every valid hostlist.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void round_trip(const struct strvec *names)
+{
+	struct strvec again = STRVEC_INIT;
+	char err[512], *c = hostlist_compress((const char *const *)names->v, names->nr);
+
+	if (hostlist_expand(c, &again, err, sizeof(err)) || again.nr != names->nr)
+		abort();
+	for (size_t i = 0; i < names->nr; i++)
+		if (strcmp(again.v[i], names->v[i]))
+			abort();
+	strvec_clear(&again);
+	free(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strvec names = STRVEC_INIT;
+	char err[512];
+	char *s = xmalloc(size + 1);
+
+	memcpy(s, data, size);
+	s[size] = '\0';
+	if (!hostlist_expand(s, &names, err, sizeof(err)))
+		round_trip(&names);
+	strvec_clear(&names);
+	free(s);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* tests/unit/colls-t.c: the table of collectives and its lookups. */
+#include "tap.h"
+#include "colls.h"
+
+int main(void)
+{
+	plan(35);
+	is_int(colls_count, 5, "five collectives");
+	ok(colls_find("bcast") == &colls_table[0], "bcast is the first row");
+	ok(!colls_find("scan") && !colls_find(NULL), "unknown and NULL are not found");
+	ok(colls_algorithm_applies("bcast", "direct"), "bcast direct applies");
+	ok(!colls_algorithm_applies("bcast", "leader"), "bcast leader does not");
+	ok(colls_algorithm_applies("allgather", "allin"), "allgather allin applies");
+	ok(!colls_algorithm_applies("nope", "direct"), "nothing applies to an unknown collective");
+	ok(colls_algorithm_known("leader") && !colls_algorithm_known("ring2"), "known algorithms");
+	is_int(colls_rank("gather"), 1, "gather ranks second");
+	is_int(colls_rank("zzz"), 5, "unknown ones last");
+	is_int((long long)colls_ompi_msg_size("bcast", 4096, 8), 4096, "bcast: the buffer");
+	is_int((long long)colls_ompi_msg_size("gather", 4096, 8), 32768, "gather: bytes x ranks");
+	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce",
+	       "names for messages");
+	is_str(colls_find("bcast")->ompi_algorithms[6], "binomial", "Open MPI bcast 6 is binomial");
+	/* The reductions: Open MPI 4.1's COLLTYPE ids, the buffer as size. */
+	is_int(colls_find("reduce")->ompi_id, 11, "Open MPI reduce is 11");
+	is_int(colls_find("allreduce")->ompi_id, 2, "Open MPI allreduce is 2");
+	is_int((long long)colls_ompi_msg_size("allreduce", 4096, 8), 4096, "allreduce: the buffer");
+	is_str(colls_find("allreduce")->ompi_algorithms[4], "ring", "Open MPI allreduce 4 is ring");
+	is_str(colls_find("reduce")->ompi_algorithms[5], "binomial", "Open MPI reduce 5 is binomial");
+	ok(colls_is_reduction("allreduce") && !colls_is_reduction("bcast"), "reductions");
+	ok(colls_algorithm_applies("reduce", "slice") && colls_algorithm_applies("allreduce", "assigned"),
+	   "slice and assigned apply to the reductions");
+	ok(!colls_algorithm_applies("bcast", "slice"), "slice does not apply to bcast");
+	/* Schedules: only where the row names them. */
+	ok(colls_algorithm_applies("bcast", "knomial") && colls_algorithm_applies("reduce", "knomial"),
+	   "knomial applies to bcast and reduce");
+	ok(!colls_algorithm_applies("bcast", "ring") && !colls_algorithm_applies("reduce", "recdbl"),
+	   "ring and recdbl do not apply to bcast or reduce");
+	ok(colls_algorithm_applies("allgather", "ring") && colls_algorithm_applies("allreduce", "recdbl"),
+	   "ring and recdbl apply to allgather and allreduce");
+	ok(!colls_algorithm_applies("allgather", "knomial"), "knomial does not apply to allgather");
+	ok(colls_is_schedule("ring") && !colls_is_schedule("slice"), "schedules are told apart");
+	ok(colls_radix_applies("knomial") && !colls_radix_applies("ring"), "radix: knomial only");
+	ok(colls_chunk_applies("allreduce", "slice") && colls_chunk_applies("gather", "knomial"),
+	   "chunk: reductions and pipelined gather");
+	ok(!colls_chunk_applies("gather", "direct") && !colls_chunk_applies("bcast", "knomial"),
+	   "chunk: not direct gather, not bcast");
+	{
+		const char *names[COLLS_MAX_NAMES];
+		char buf[128];
+
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 5,
+		       "five algorithms without the schedules");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 8,
+		       "eight with them");
+		is_str(names[7], "recdbl", "schedules last, in order of first appearance");
+		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 5, "five names");
+		is_str(colls_algorithms_of("allreduce", buf, sizeof(buf)),
+		       "slice, assigned, knomial, ring, recdbl", "what applies to allreduce");
+	}
+	return done_testing();
+}

@@ -1,0 +1,103 @@
+/* tests/unit/decide-t.c: the leader, the indifference set, the cheapest
+ * member and the verdict on hand-made samples whose answers are known:
+ * fully separated samples of 7 give p = 2/C(14,7) = 2/3432; overlapping
+ * ones within the threshold tie; single launches stay undecided. */
+#include "tap.h"
+#include "decide.h"
+
+#include <math.h>
+
+static const double hi7[] = { 80, 81, 82, 83, 84, 85, 86 };
+static const double lo7[] = { 60, 61, 62, 63, 64, 65, 66 };
+static const double flat_a[] = { 80.0, 80.1, 80.2, 80.1, 80.0, 80.2, 80.1, 80.1 };
+static const double flat_b[] = { 80.05, 80.1, 80.15, 80.1, 80.0, 80.2, 80.05, 80.1 };
+
+int main(void)
+{
+	struct decide_params oe = DECIDE_PARAMS_OE;
+	struct decision d;
+
+	plan(30);
+
+	/* 0: cheap but clearly worse; 1: expensive and clearly better. */
+	{
+		const double *x[] = { lo7, hi7 };
+		size_t n[] = { 7, 7 };
+		struct decide_cost c[] = { { 1, 1, 0, 0 }, { 4, 2, 0, 0 } };
+
+		ok(!decide(x, n, 2, c, &oe, &d), "separated: decided");
+		is_int(d.leader, 1, "leader is the higher median");
+		is_int(d.choice, 1, "the worse cheap one is not chosen");
+		is_int(d.verdict, DECIDE_BEST, "verdict best");
+		ok(fabs(d.p_value - 2.0 / 3432) < 1e-12, "p = 2/3432 (exact, 7 vs 7 separated)");
+		is_int(d.member[0], 0, "the worse one is outside the set");
+		is_int(d.status[0], STATS_WORSE, "and marked worse");
+		is_int(d.nmembers, 1, "one member");
+		ok(d.ci_exact && d.ci_lo == 80 && d.ci_hi == 86,
+		   "leader CI: ranks (1,7) of 7 (coverage 1 - 2/128 = 0.984; (2,6) has 0.875)");
+		is_int(d.launches, 14, "14 launches counted");
+		is_str(decide_verdict_name(d.verdict), "best", "named best");
+		decision_release(&d);
+	}
+	/* Within 0.5 point of each other, 8 launches each: a tie, take the cheaper. */
+	{
+		const double *x[] = { flat_a, flat_b };
+		size_t n[] = { 8, 8 };
+		struct decide_cost c[] = { { 4, 1, 0, 0 }, { 2, 1, 0, 0 } };
+
+		ok(!decide(x, n, 2, c, &oe, &d), "flat: decided");
+		is_int(d.verdict, DECIDE_TIE, "verdict tie");
+		is_int(d.nmembers, 2, "both in the set");
+		is_int(d.choice, 1, "the cheaper (2 workers) is chosen");
+		ok(d.p_value > 0.05, "p above alpha (%g)", d.p_value);
+		decision_release(&d);
+	}
+	/* One launch each: nothing can be said yet. */
+	{
+		const double a[] = { 90 }, b[] = { 70 };
+		const double *x[] = { a, b };
+		size_t n[] = { 1, 1 };
+		struct decide_cost c[] = { { 8, 2, 0, 0 }, { 1, 1, 0, 0 } };
+
+		ok(!decide(x, n, 2, c, &oe, &d), "single launches: decided");
+		is_int(d.verdict, DECIDE_UNDECIDED, "verdict undecided");
+		is_int(d.leader, 0, "leader the higher");
+		is_int(d.choice, 0, "not yet shown worse is not shown equal: the leader is the choice");
+		ok(!d.ci_exact && d.ci_lo == 90 && d.ci_hi == 90, "CI of one launch is the launch, not exact");
+		decision_release(&d);
+	}
+	/* A configuration with no valid launch takes no part. */
+	{
+		const double *x[] = { hi7, NULL, lo7 };
+		size_t n[] = { 7, 0, 7 };
+		struct decide_cost c[] = { { 4, 1, 0, 0 }, { 1, 1, 0, 0 }, { 2, 1, 0, 0 } };
+
+		ok(!decide(x, n, 3, c, &oe, &d), "with an empty configuration: decided");
+		is_int(d.member[1], 0, "the empty one is no member");
+		ok(isnan(d.median[1]), "and has no median");
+		is_int(d.choice, 0, "the leader is chosen");
+		decision_release(&d);
+	}
+	/* Times: lower is better, placement rank breaks equal counts. */
+	{
+		const double *x[] = { flat_a, flat_b };
+		size_t n[] = { 8, 8 };
+		struct decide_cost c[] = { { 2, 1, 0, 0 }, { 2, 1, 1, 0 } };
+		struct decide_params t = { 0.05, 0.8, 0.95, 1, 1, DECIDE_SCREEN_Z, -1 };
+
+		ok(!decide(x, n, 2, c, &t, &d), "times: decided");
+		is_int(d.leader, 0, "leader the lower median");
+		is_int(d.choice, 0, "same counts: the lower placement rank");
+		decision_release(&d);
+	}
+	/* Nothing at all. */
+	{
+		const double *x[] = { NULL };
+		size_t n[] = { 0 };
+
+		ok(!decide(x, n, 1, NULL, &oe, &d), "no samples: still an answer");
+		is_int(d.leader, -1, "no leader");
+		decision_release(&d);
+	}
+	return done_testing();
+}

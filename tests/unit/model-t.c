@@ -1,0 +1,158 @@
+/* tests/unit/model-t.c: the model's simulator against times worked out by
+ * hand from its stated rules (model.h): one network write, two reads that
+ * serialise on the root's NIC (or not, with no shared cost), a flag seen
+ * `poll` late, CPU stretch on an oversubscribed node, a deadlock found,
+ * and every collective x algorithm x assignment of the builders simulated
+ * without deadlock at several worker counts. */
+#include "tap.h"
+
+#include "coll.h"
+#include "model.h"
+
+#include <math.h>
+
+static struct model_params flat(void)
+{
+	struct model_params p;
+
+	model_params_default(&p);
+	for (int k = 0; k < PATH_N; k++)
+		p.path[k] = (struct model_link){ 2.0, 1e-3, 2e-3, 1e-3 };
+	p.o = 0.5;
+	p.t0 = 0.25;
+	p.poll = 0;
+	p.g_copy = 0;
+	p.g_reduce = 1e-3;
+	return p;
+}
+
+static int near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * (fabs(b) + 1);
+}
+
+static void one_write(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_pred o;
+
+	ok(model_predict(&p, &mc, &pt, &o) == 0, "bcast on 2 nodes predicts");
+	/* t0 + o + L + m g_write */
+	ok(near(o.ref_us, 0.25 + 0.5 + 2.0 + 1000 * 2e-3), "one network write: %g us", o.ref_us);
+	/* worker on node 0's DPU: read the root over pcie, then write host 1
+	 * over the net, after the wait for the read. */
+	ok(near(o.comm_us, 0.25 + (0.5 + 2 + 1) + (0.5 + 2 + 2)), "read then write: %g us", o.comm_us);
+	ok(near(o.compute_us, o.ref_us) && near(o.total_us, o.comm_us), "dpu total = max(compute, comm)");
+	ok(near(o.oe_paper, 100 * o.ref_us / o.comm_us), "oe_paper from the times");
+}
+
+static void two_reads(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 3, 1, 1, 1, 1, 64, 8 };
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_pred o;
+
+	model_predict(&p, &mc, &pt, &o);
+	/* second read waits for the root's NIC: t0 + o + m gs + L + m g */
+	ok(near(o.ref_us, 0.25 + 0.5 + 1.0 + 2.0 + 1.0), "two reads serialise on the NIC: %g", o.ref_us);
+	p.path[PATH_NET].g_share = 0;
+	model_predict(&p, &mc, &pt, &o);
+	ok(near(o.ref_us, 0.25 + 2 * 0.5 + 2.0 + 1.0), "no shared cost: only the posts serialise: %g", o.ref_us);
+}
+
+static void poll_delay(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 4, 1, 2, 1, 1, 64, 8 };
+	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0 };
+	struct model_pred a, b;
+
+	model_predict(&p, &mc, &pt, &a);
+	p.poll = 7;
+	model_predict(&p, &mc, &pt, &b);
+	ok(near(b.comm_us - a.comm_us, 7), "leader sees the signal poll late: +%g us", b.comm_us - a.comm_us);
+	ok(near(a.ref_us, b.ref_us), "the reference has no flags");
+}
+
+static void oversubscribed(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_pred a, b;
+
+	p.path[PATH_SHM].g_share = 0;
+	model_predict(&p, &mc, &pt, &a);
+	/* three synchronous copies by the root: t0 + 3 (o + m g + L) */
+	ok(near(a.ref_us, 0.25 + 3 * (0.5 + 2 + 2)), "shm copies are the root's CPU: %g", a.ref_us);
+	mc.host_cores = 2;
+	model_predict(&p, &mc, &pt, &b);
+	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)), "4 ranks on 2 cores: CPU costs x2: %g",
+	   b.ref_us);
+	ok(b.total_us >= b.compute_us && b.total_us >= b.comm_us, "onload total bounds");
+}
+
+static void deadlock(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 1, 1, 1, 1, 0, 4, 0 };
+	struct coll_rank cr[2] = { 0 };
+
+	sched_wait_flag(&cr[1].off, 0, 0);
+	sched_finalize(&cr[0].off);
+	sched_finalize(&cr[1].off);
+	ok(model_sim_phase(&p, &mc, cr, 0, NULL, NULL, NULL) < 0, "a wait nobody signals is a deadlock");
+	coll_rank_release(&cr[0]);
+	coll_rank_release(&cr[1]);
+}
+
+static void every_schedule(void)
+{
+	struct model_params p = flat();
+	int bad = 0, n = 0;
+	double prev = 0;
+
+	for (int c = 0; c < COLL_N; c++)
+		for (int a = 0; a < ALG_N; a++)
+			for (int s = 0; s < ASG_N && alg_applies(c, a); s++)
+				for (int W = 1; W <= 4; W++) {
+					struct model_machine mc = { 2, 4, W, 2, s & 1, 8, 8 };
+					struct model_point pt = { c, a, s, 1 << 16, 1 << 16, 1, 16384, 2 };
+					struct model_pred o;
+
+					n++;
+					if (model_predict(&p, &mc, &pt, &o) || !(o.ref_us > 0) ||
+					    !(o.comm_us > 0) || !(o.total_us > 0)) {
+						diag("%s %s %s W=%d fails", coll_names[c], alg_names[a],
+						     asg_names[s], W);
+						bad++;
+					}
+				}
+	ok(!bad && n > 50, "every collective x algorithm x assignment, W 1..4: %d simulated", n);
+	bad = 0;
+	for (size_t m = 4096; m <= (1u << 20); m *= 4) {
+		struct model_machine mc = { 2, 4, 2, 1, 1, 8, 8 };
+		struct model_point pt = { COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0 };
+		struct model_pred o;
+
+		model_predict(&p, &mc, &pt, &o);
+		bad += !(o.comm_us > prev);
+		prev = o.comm_us;
+	}
+	ok(!bad, "allreduce comm time grows with the size");
+}
+
+int main(void)
+{
+	plan(15);
+	one_write();
+	two_reads();
+	poll_delay();
+	oversubscribed();
+	deadlock();
+	every_schedule();
+	return done_testing();
+}

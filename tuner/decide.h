@@ -1,0 +1,105 @@
+/*
+ * tuner/decide.h: one decision among K configurations, made the same way by
+ * search, recommend and baseline. Each configuration brings its launch-level
+ * samples (one value per launch: the launch, not the iteration, is what
+ * repeats) and its cost. The leader is the best median; the indifference
+ * set is every configuration not significantly worse than the leader (two-
+ * sided Mann-Whitney against the leader, Holm-corrected, and worse by at
+ * least the practical threshold delta: stats_indifference()); the choice is
+ * the cheapest member of the set that is shown equivalent to the leader
+ * (its Hodges-Lehmann shift's CI within +-delta), or the leader itself: a
+ * member that is only not yet shown worse (too few launches) is reported in
+ * the set but never chosen over the best, since "not significantly worse"
+ * from lack of data is not evidence that it is as good (measured: this
+ * bounds the regret of the generated landscapes of search-quality-t at 0.8
+ * point, against 6.9 when any member could be chosen). The verdict says
+ * how sure the choice is:
+ *   best       every other configuration is significantly worse;
+ *   tie        the others of the set are within +-delta of the leader (the
+ *              Hodges-Lehmann shift's CI lies inside it): take the cheapest;
+ *   undecided  some are neither: more launches would tell.
+ * A configuration without samples takes no part (it can never win).
+ */
+#ifndef SWEETSPOT_DECIDE_H
+#define SWEETSPOT_DECIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+struct decide_params {
+	double alpha;		/* significance level (0.05) */
+	double delta;		/* practical threshold, in the samples' units */
+	double conf;		/* CI level of the leader's median (0.95) */
+	int lower_is_better;	/* times: 1; offload efficiency: 0 */
+	uint64_t seed;		/* of the bootstrap CI */
+	/* The screen (0: off). A configuration measured too few times can never
+	 * be shown worse by a rank test (1 against n: p >= 2/(n+1)); one far
+	 * below the leader relative to the noise is out of contention anyway:
+	 * screened out when its median is worse than the leader's by more than
+	 * delta + screen_z * sigma * sqrt(1/n + 1/n_leader), with sigma the
+	 * pooled within-configuration standard deviation (the caller's when
+	 * sigma >= 0, else pooled from the configurations given that have two
+	 * samples or more, and then only with DECIDE_SCREEN_DF degrees of
+	 * freedom or more: z 4 on fewer is no safe bound), and only against a
+	 * leader with two launches or more (one may be luck). A screened
+	 * configuration is WORSE and outside the set. */
+	double screen_z;
+	double sigma;
+};
+
+/* Offload efficiency: higher is better, 0.5 point matters, screen at z 4. */
+#define DECIDE_SCREEN_Z 4.0
+#define DECIDE_SCREEN_DF 10
+#define DECIDE_PARAMS_OE { 0.05, 0.5, 0.95, 0, 1, DECIDE_SCREEN_Z, -1 }
+
+/* The cost of a configuration, compared field by field: fewer workers, then
+ * fewer workers per node, then the lower placement rank (the spec's
+ * `cost_order`: by default a DPU core costs the application nothing and an
+ * onload core costs it a core), then the lower tiebreak (e.g. Open MPI's own
+ * decision before a forced algorithm). */
+struct decide_cost {
+	unsigned workers, wpn;
+	int placement_rank;
+	int tiebreak;
+};
+
+enum decide_verdict { DECIDE_BEST, DECIDE_TIE, DECIDE_UNDECIDED };
+
+struct decision {
+	size_t k;		/* configurations given (with or without samples) */
+	long leader;		/* best median; -1 when none has a sample */
+	long choice;		/* cheapest of the leader and the members shown equivalent */
+	long runner_up;		/* best median after the leader; -1 if none */
+	enum decide_verdict verdict;
+	double p_value;		/* Mann-Whitney leader vs runner-up; NAN if none */
+	double ci_lo, ci_hi;	/* CI of the leader's median (order statistics) */
+	int ci_exact;		/* 0: too few launches for conf; (min, max) */
+	size_t launches;	/* samples over every configuration */
+	/* Per configuration, k entries, owned (decision_release()). */
+	int *member;		/* 1: in the indifference set */
+	double *median;		/* NAN without samples */
+	double *p_adj;		/* Holm-adjusted p against the leader; NAN: leader or none */
+	enum stats_verdict *status;	/* vs the leader: WORSE, TIE, UNDECIDED (leader: BETTER) */
+	unsigned char *screened;	/* 1: screened out (and WORSE) */
+	double sigma;		/* the pooled sd the screen used; NAN: no screen */
+	size_t nmembers;
+};
+
+/* Decides among k configurations: x[i][0..n[i]-1] the samples and cost[i]
+ * the cost of configuration i (cost may be NULL: the index is the cost).
+ * Returns 0 and fills *out (release it), or -1 on bad input (NaN samples)
+ * or out of memory. */
+int decide(const double *const *x, const size_t *n, size_t k,
+	   const struct decide_cost *cost, const struct decide_params *p,
+	   struct decision *out);
+void decision_release(struct decision *d);
+
+/* "best", "tie", "undecided". */
+const char *decide_verdict_name(enum decide_verdict v);
+
+/* Nonzero when cost a is cheaper than cost b. */
+int decide_cheaper(const struct decide_cost *a, const struct decide_cost *b);
+
+#endif
