@@ -796,7 +796,7 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 			if (gr->bytes == p->bytes && !strcmp(gr->collective, p->collective) &&
 			    !strcmp(gr->algorithm, p->algorithm) &&
 			    !strcmp(gr->assignment, p->assignment) && p->valid &&
-			    isfinite(p->oe_measured))
+			    p->calibrated >= 0 && isfinite(p->oe_measured))
 				oe[g] = p->oe_measured;
 		}
 	}

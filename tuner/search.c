@@ -309,9 +309,14 @@ static unsigned cn(const struct state *st, const struct dgroup *dg, size_t c)
 }
 
 /* Screens and decides decision group d from the values so far (the screen
- * is search.h's). Fills *ev (release with eval_release()); 0, or -1 when
- * decide() fails. */
-static int evaluate(struct state *st, size_t d, struct eval *ev)
+ * is search.h's). While racing (final 0) the screen uses this search's
+ * pooled noise, so that a round's launches go where they can still
+ * change the answer; the decision reported (final 1) is made exactly as
+ * `recommend` makes it from the stored launches (decide()'s own pooled
+ * noise, its degrees of freedom and a leader of two launches or more), so
+ * that both give the same verdict on the same database. Fills *ev
+ * (release with eval_release()); 0, or -1 when decide() fails. */
+static int evaluate(struct state *st, size_t d, int final, struct eval *ev)
 {
 	const struct dgroup *dg = &st->dg[d];
 	struct decide_params dp = DECIDE_PARAMS_OE;
@@ -338,7 +343,7 @@ static int evaluate(struct state *st, size_t d, struct eval *ev)
 	}
 	/* The screen is decide()'s, with this search's pooled noise. */
 	dp.screen_z = SEARCH_SCREEN_Z;
-	dp.sigma = ev->sigma;
+	dp.sigma = final ? -1 : ev->sigma;
 	(void)lead;
 	if (decide(st->x, st->xn, K, st->cost, &dp, &ev->d)) {
 		free(ev->screened);
@@ -548,7 +553,7 @@ static int plan_round(struct state *st, unsigned char *want, int refine)
 	update_medians(st);
 	st->sigma_all = pooled_sd(st, NULL, 0);
 	for (d = 0; d < st->ndg; d++) {
-		if (evaluate(st, d, &ev))
+		if (evaluate(st, d, 0, &ev))
 			return -1;
 		if (refine)
 			any |= propose_refine(st, d, &ev, want);
@@ -572,7 +577,7 @@ static int repeat_leaders(struct state *st, unsigned char *want)
 
 		if (pooled_sd(st, dg->g, dg->m) >= 0)
 			continue;
-		if (evaluate(st, d, &ev))
+		if (evaluate(st, d, 0, &ev))
 			return -1;
 		if (ev.d.leader >= 0)
 			ask(st, want, d, (size_t)ev.d.leader / dg->m);
@@ -768,7 +773,7 @@ static int fill_result(struct state *st, struct search_result *res)
 	update_medians(st);
 	st->sigma_all = pooled_sd(st, NULL, 0);
 	for (d = 0; d < st->ndg; d++) {
-		if (evaluate(st, d, &ev))
+		if (evaluate(st, d, 1, &ev))
 			return -1;
 		fill_decision(st, d, &ev, &res->decisions[d]);
 		res->ndecisions++;

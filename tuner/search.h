@@ -27,7 +27,14 @@
  * with s the pooled within-configuration standard deviation of its decision
  * group (configurations measured at least twice; all groups when it has
  * none). It is re-evaluated every round, so a configuration screened
- * against a lucky leader comes back when that leader falls back.
+ * against a lucky leader comes back when that leader falls back. The
+ * screen steers the racing only: the decisions reported are made as
+ * `recommend` makes them from the same launches (decide() estimating the
+ * noise itself, screening only with 10 degrees of freedom and a leader
+ * of two launches or more), so both give the same verdict and choice; a
+ * configuration measured only once stays "not shown worse" there.
+ * Points whose compute missed its reference (calibrated false) carry no
+ * value, as recommend leaves them out too.
  *
  * Strategies: `grid` measures every layout `repetitions` times, then races.
  * `adaptive` measures the powers of two of each line of layouts (same

@@ -6,11 +6,11 @@
 # name the same verdict and the same chosen layout, as they decide by the
 # same rule (decide.h) with the spec's statistics.
 #
-# One known way they can part (reported, not hidden): the search screens
-# out a configuration whose median lies more than delta + 4 pooled standard
-# errors below the leader's; recommend keeps it in the set, since a rank
-# test on 2 or 3 launches can never reject. When the search screened
-# anything, the diagnostics say so.
+# The search's racing screens with its own pooled noise (to choose what to
+# launch next), but the decision it reports is made as recommend makes it
+# (decide() with no outside noise estimate): they once parted here when the
+# search's screen, on 2 or 3 launches, removed a configuration recommend
+# kept. When the search screened anything, the diagnostics say so.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
