@@ -21,7 +21,8 @@ static struct coll_geom geom_of(const struct kctx *k, const struct kregion *rg, 
 {
 	return (struct coll_geom){
 		.coll = c, .alg = a, .H = k->H, .W = k->W, .m = m, .S = rg->send, .owner = owner,
-		.chunk = k->o->chunk, .window = k->o->window, .dt = dt, .op = op, .radix = k->o->radix,
+		.chunk = k->o->chunks[0], .window = k->o->windows[0], .dt = dt, .op = op,
+		.radix = k->o->radixes[0],
 		.R = rg->scratch, .F = rg->flags,
 	};
 }
@@ -32,9 +33,34 @@ static int point_listed(const struct kopts *o, int c, int a, int s)
 	       (o->algs ? !!(o->algs & (1u << a)) : alg_is_default(a)) && (o->asgs & (1u << s));
 }
 
+/* Marks in talks[] the ranks this one exchanges data with in g. */
+static void talks_add(const struct kctx *k, const struct coll_geom *g, unsigned char *talks)
+{
+	for (int r = 0; r < k->size; r++) {
+		struct coll_rank cr;
+
+		if (coll_build(g, r, &cr))
+			continue;
+		for (int pl = 0; pl < 2; pl++) {
+			const struct sched *p = pl ? &cr.off : &cr.ref;
+
+			for (size_t i = 0; i < p->n; i++) {
+				int peer = p->ops[i].peer;
+
+				if (r == k->rank && peer != k->rank)
+					talks[peer] = 1;
+				if (peer == k->rank && r != k->rank)
+					talks[r] = 1;
+			}
+		}
+		coll_rank_release(&cr);
+	}
+}
+
 /* Which ranks this one exchanges data with in any listed point, so that
  * transports that connect pairs (verbs) connect only those; ranks 0 and 1
- * always (the p2p_bw measurement). */
+ * always (the p2p_bw measurement). A k-nomial tree's shape is its
+ * radix's: every listed radix counts. */
 static unsigned char *talks_of(const struct kctx *k, const struct kregion *rg,
 			       int *const owners[ASG_N])
 {
@@ -54,27 +80,11 @@ static unsigned char *talks_of(const struct kctx *k, const struct kregion *rg,
 							     DT_INT64, RO_SUM);
 
 				g.F = SIZE_MAX;
-
 				if (!point_listed(k->o, c, a, s))
 					continue;
-				for (int r = 0; r < k->size; r++) {
-					struct coll_rank cr;
-
-					if (coll_build(&g, r, &cr))
-						continue;
-					for (int pl = 0; pl < 2; pl++) {
-						const struct sched *p = pl ? &cr.off : &cr.ref;
-
-						for (size_t i = 0; i < p->n; i++) {
-							int peer = p->ops[i].peer;
-
-							if (r == k->rank && peer != k->rank)
-								talks[peer] = 1;
-							if (peer == k->rank && r != k->rank)
-								talks[r] = 1;
-						}
-					}
-					coll_rank_release(&cr);
+				for (size_t x = 0; x < (a == ALG_KNOMIAL ? k->o->nradixes : 1); x++) {
+					g.radix = k->o->radixes[x];
+					talks_add(k, &g, talks);
 				}
 			}
 	return talks;
@@ -104,6 +114,28 @@ static int one_point(struct kctx *k, struct runinfo *ri, const struct coll_geom 
 	return 0;
 }
 
+/* One listed (collective, algorithm, assignment, dtype, op, size) at every
+ * chunk x window (where they apply) x radix (knomial) of the command line. */
+static int point_axes(struct kctx *k, struct runinfo *ri, struct coll_geom *g, int s, FILE *out,
+		      int *invalid)
+{
+	const struct kopts *o = k->o;
+	int pipe = alg_is_pipelined(g->coll, g->alg), knom = g->alg == ALG_KNOMIAL;
+
+	for (size_t c = 0; c < (pipe ? o->nchunks : 1); c++)
+		for (size_t w = 0; w < (pipe ? o->nwindows : 1); w++)
+			for (size_t x = 0; x < (knom ? o->nradixes : 1); x++) {
+				g->chunk = o->chunks[c];
+				g->window = o->windows[w];
+				g->radix = o->radixes[x];
+				/* A failed transport leaves peers mid-collective:
+				 * no collective fini, main() aborts the job. */
+				if (one_point(k, ri, g, s, out, invalid))
+					return -1;
+			}
+	return 0;
+}
+
 /* Every listed point; 0, or -1 after a transport failure. */
 static int all_points(struct kctx *k, struct runinfo *ri, const struct kregion *rg,
 		      int *const owners[ASG_N], FILE *out, int *invalid)
@@ -126,9 +158,7 @@ static int all_points(struct kctx *k, struct runinfo *ri, const struct kregion *
 								     !redop_applies(dt, op))) ||
 							    (!red && (dt || op)))
 								continue;
-							/* A failed transport leaves peers mid-collective:
-							 * no collective fini, main() aborts the job. */
-							if (one_point(k, ri, &g, s, out, invalid))
+							if (point_axes(k, ri, &g, s, out, invalid))
 								return -1;
 						}
 	return 0;

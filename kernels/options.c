@@ -28,7 +28,7 @@ const char kopts_usage_text[] =
 	"                          (bcast, gather, reduce, allreduce), ring and recdbl\n"
 	"                          (allgather, allreduce); for reductions = assigned\n"
 	"                          with that schedule as the workers' combine\n"
-	"      --radix K           knomial: tree radix, 2..8           (default 2)\n"
+	"      --radix LIST        knomial: tree radix, 2..8           (default 2)\n"
 	"  -A, --assignment LIST   block,cyclic,locality               (default block)\n"
 	"  -w, --workers N         worker ranks, 1 <= N <= hosts       (default 1)\n"
 	"  -m, --sizes LIST|RANGE  bytes, e.g. 256K,24K,1000 or 256K:4M (a range: powers\n"
@@ -38,8 +38,8 @@ const char kopts_usage_text[] =
 	"                          (default int32)\n"
 	"      --op LIST           sum,prod,min,max,band,bor,bxor,land,lor,lxor (bitwise\n"
 	"                          and logical: integer dtypes only)    (default sum)\n"
-	"      --chunk BYTES       reduce, allreduce and the worker schedules: bytes per\n"
-	"                          pipelined step                      (default 64K)\n"
+	"      --chunk LIST        reduce, allreduce, gather, allgather and bcast's\n"
+	"                          knomial: bytes per pipelined step   (default 64K)\n"
 	"  -i, --iterations N      timed iterations per point          (default 100)\n"
 	"  -x, --warmup N          untimed iterations first            (default 10)\n"
 	"  -t, --transport NAME    rma | verbs | auto (verbs when a device exists)\n"
@@ -51,7 +51,7 @@ const char kopts_usage_text[] =
 	"                          the ranks' host names\n"
 	"      --mode MODE         offload (default) | mpi (host-only MPI collectives)\n"
 	"                          | bw (transport write bandwidth, rank 0 to rank 1)\n"
-	"      --window N          bw: writes posted before each wait (default 1);\n"
+	"      --window N|LIST     bw: writes posted before each wait (default 1);\n"
 	"                          pipelined points: chunks in flight (default 2)\n"
 	"      --calib-tolerance FRAC  how far (|compute - ref| / ref, medians) the dummy\n"
 	"                          compute may miss the reference before it is\n"
@@ -199,19 +199,75 @@ static int parse_frac_opt(const char *name, const char *s, double *out, char *er
 	return 0;
 }
 
-static int parse_chunk_opt(const char *s, struct kopts *o, char *err, size_t errlen)
+/* A comma list of values of one point axis (--chunk, --window, --radix):
+ * each parsed by one(), no more than KOPTS_MAX_AXIS, none twice. */
+static int parse_axis(const char *name, const char *s, uint64_t *out, size_t *n,
+		      int (*one)(const char *, uint64_t *, char *, size_t), char *err, size_t errlen)
 {
-	char why[200];
+	char why[200], word[64];
+	const char *p = s;
 
-	if (parse_size(s, &o->chunk, why, sizeof(why))) {
-		snprintf(err, errlen, "--chunk: %s", why);
+	*n = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || len >= sizeof(word)) {
+			snprintf(err, errlen, "%s: '%s' is not a comma list of values", name, s);
+			return -1;
+		}
+		if (*n == KOPTS_MAX_AXIS) {
+			snprintf(err, errlen, "%s: more than %d values", name, KOPTS_MAX_AXIS);
+			return -1;
+		}
+		memcpy(word, p, len);
+		word[len] = 0;
+		if (one(word, &out[*n], why, sizeof(why))) {
+			snprintf(err, errlen, "%s: %s", name, why);
+			return -1;
+		}
+		for (size_t i = 0; i < *n; i++)
+			if (out[i] == out[*n]) {
+				snprintf(err, errlen, "%s: %s is listed twice", name, word);
+				return -1;
+			}
+		(*n)++;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int one_chunk(const char *s, uint64_t *v, char *why, size_t len)
+{
+	if (parse_size(s, v, why, len))
+		return -1;
+	if (*v > KOPTS_MAX_BYTES) {
+		snprintf(why, len, "%llu bytes is more than the 1G limit", (unsigned long long)*v);
 		return -1;
 	}
-	if (o->chunk > KOPTS_MAX_BYTES) {
-		snprintf(err, errlen, "--chunk: %llu bytes is more than the 1G limit",
-			 (unsigned long long)o->chunk);
+	return 0;
+}
+
+static int one_window(const char *s, uint64_t *v, char *why, size_t len)
+{
+	return parse_uint(s, 1, 4096, v, why, len);
+}
+
+static int one_radix(const char *s, uint64_t *v, char *why, size_t len)
+{
+	return parse_uint(s, 2, 8, v, why, len);
+}
+
+/* --window and --radix into their int arrays (and window, the first). */
+static int parse_int_axis(const char *name, const char *s, int *out, size_t *n,
+			  int (*one)(const char *, uint64_t *, char *, size_t), char *err, size_t errlen)
+{
+	uint64_t v[KOPTS_MAX_AXIS];
+
+	if (parse_axis(name, s, v, n, one, err, errlen))
 		return -1;
-	}
+	for (size_t i = 0; i < *n; i++)
+		out[i] = (int)v[i];
 	return 0;
 }
 
@@ -273,15 +329,15 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 	case OPT_PPN:
 		return parse_int_opt("--ppn", arg, 1, 1 << 20, &o->ppn, err, errlen);
 	case OPT_RADIX:
-		return parse_int_opt("--radix", arg, 2, 8, &o->radix, err, errlen);
+		return parse_int_axis("--radix", arg, o->radixes, &o->nradixes, one_radix, err, errlen);
 	case OPT_WINDOW:
-		return parse_int_opt("--window", arg, 1, 4096, &o->window, err, errlen);
+		return parse_int_axis("--window", arg, o->windows, &o->nwindows, one_window, err, errlen);
 	case OPT_IB_PORT:
 		return parse_int_opt("--ib-port", arg, 1, 255, &o->ib_port, err, errlen);
 	case OPT_GID_INDEX:
 		return parse_int_opt("--gid-index", arg, 0, 65535, &o->gid_index, err, errlen);
 	case OPT_CHUNK:
-		return parse_chunk_opt(arg, o, err, errlen);
+		return parse_axis("--chunk", arg, o->chunks, &o->nchunks, one_chunk, err, errlen);
 	case OPT_CALIB_TOL:
 		return parse_frac_opt("--calib-tolerance", arg, &o->calib_tolerance, err, errlen);
 	case 't':
@@ -400,8 +456,8 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
 		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 0,
-		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunk = 64 << 10,
-		.calib_tolerance = 0.10, .radix = 2,
+		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { 64 << 10 }, .nchunks = 1,
+		.calib_tolerance = 0.10, .radixes = { 2 }, .nradixes = 1,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	/* 0, not 1: glibc then reinitialises completely, forgetting a position
@@ -414,9 +470,17 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 		return -1;
 	}
-	/* --window: writes in flight for bw, chunks in flight otherwise. */
-	if (!o->window)
-		o->window = o->mode == MODE_BW ? 1 : 2;
+	/* --window: writes in flight for bw (one value), chunks in flight
+	 * otherwise (a list, like --chunk and --radix: each a point axis). */
+	if (!o->nwindows) {
+		o->windows[0] = o->mode == MODE_BW ? 1 : 2;
+		o->nwindows = 1;
+	}
+	if (o->mode == MODE_BW && o->nwindows > 1) {
+		snprintf(err, errlen, "--window: --mode bw takes one value");
+		return -1;
+	}
+	o->window = o->windows[0];
 	if (check_reduction(o, err, errlen))
 		return -1;
 	if (o->algs && o->mode == MODE_OFFLOAD)
@@ -473,8 +537,18 @@ void kopts_region(const struct kopts *o, int hosts, struct kregion *r)
 	/* 64-byte boundaries keep every element and flag aligned. */
 	r->scratch = (mmax + recv + 63) & ~(uint64_t)63;
 	r->flags = r->scratch;
-	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE)))
-		r->flags += sched_scratch_bytes(hosts, o->workers, mmax, o->chunk, o->window);
+	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE))) {
+		uint64_t most = 0;
+
+		for (size_t c = 0; c < o->nchunks; c++)
+			for (size_t w = 0; w < o->nwindows; w++) {
+				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax, o->chunks[c],
+								 o->windows[w]);
+
+				most = b > most ? b : most;
+			}
+		r->flags += most;
+	}
 	r->flags = (r->flags + 63) & ~(uint64_t)63;
 	r->bytes = r->flags + SCHED_FLAG_BYTES(hosts + o->workers);
 }

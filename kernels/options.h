@@ -22,6 +22,8 @@ enum kmode { MODE_OFFLOAD, MODE_MPI, MODE_BW };
 #define FAULT_BAD_RKEY 4u	/* verbs: every remote key wrong */
 
 #define KOPTS_MAX_SIZES 64
+/* Values of --chunk, --window, --radix: each a point axis. */
+#define KOPTS_MAX_AXIS 16
 /* The largest message: keeps every rank's region (hosts x size) sane. */
 #define KOPTS_MAX_BYTES (1ull << 30)
 
@@ -35,11 +37,15 @@ struct kopts {
 	size_t nsizes;
 	int iterations, warmup;
 	int window;		/* --mode bw: writes in flight before a wait (default 1);
-				 * offload: chunks in flight (default 2) */
+				 * offload: the first of windows[] */
+	int windows[KOPTS_MAX_AXIS];	/* offload: chunks in flight (default 2) */
+	size_t nwindows;
 	unsigned dtypes;	/* bit per enum dtype (default int32) */
 	unsigned redops;	/* bit per enum redop (default sum) */
-	uint64_t chunk;		/* bytes per pipelined step (default 64K) */
-	int radix;		/* knomial: tree radix, 2..8 (default 2) */
+	uint64_t chunks[KOPTS_MAX_AXIS];	/* bytes per pipelined step (default 64K) */
+	size_t nchunks;
+	int radixes[KOPTS_MAX_AXIS];	/* knomial: tree radix, 2..8 (default 2) */
+	size_t nradixes;
 	char transport[8];	/* "rma" | "verbs" | "auto" */
 	const char *device;	/* verbs: --device (NULL: first active port); in argv */
 	int ib_port;		/* verbs: --ib-port (default 1) */

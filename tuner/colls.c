@@ -34,11 +34,11 @@ static const char *const ompi_allreduce[] = { "default", "basic_linear", "nonove
  * reduction's rules-file size is its buffer: dtype size x count, which is
  * the kernel's bytes. */
 const struct colls_desc colls_table[] = {
-	{ "bcast", direct, 7, COLLS_SIZE_BYTES, "bcast", 0, ompi_bcast, tree, COLLS_PIPE_NONE },
+	{ "bcast", direct, 7, COLLS_SIZE_BYTES, "bcast", 0, ompi_bcast, tree, COLLS_PIPE_SCHEDULES },
 	{ "gather", direct, 9, COLLS_SIZE_BYTES_X_RANKS, NULL, 0, ompi_gather, tree,
-	  COLLS_PIPE_SCHEDULES },
+	  COLLS_PIPE_ALL },
 	{ "allgather", allgather_algs, 0, COLLS_SIZE_BYTES_X_RANKS, "allgather", 0, ompi_allgather,
-	  all_to_all, COLLS_PIPE_SCHEDULES },
+	  all_to_all, COLLS_PIPE_ALL },
 	{ "reduce", reduce_algs, 11, COLLS_SIZE_BYTES, "reduce", 1, ompi_reduce, tree,
 	  COLLS_PIPE_ALL },
 	{ "allreduce", reduce_algs, 2, COLLS_SIZE_BYTES, "allreduce", 1, ompi_allreduce,

@@ -29,8 +29,8 @@ enum colls_msg_size {
 /* Where chunk and window (pipelining) apply. */
 enum colls_pipe {
 	COLLS_PIPE_NONE,	/* nowhere */
-	COLLS_PIPE_ALL,		/* every algorithm (the reductions) */
-	COLLS_PIPE_SCHEDULES,	/* the schedules only (pipelined gather, allgather) */
+	COLLS_PIPE_ALL,		/* every algorithm (reductions, gather, allgather) */
+	COLLS_PIPE_SCHEDULES,	/* the schedules only (bcast knomial) */
 };
 
 struct colls_desc {

@@ -29,7 +29,7 @@ int alg_is_default(enum alg a)
 
 int alg_is_pipelined(enum coll c, enum alg a)
 {
-	return coll_is_reduction(c) || a >= ALG_KNOMIAL;
+	return coll_is_reduction(c) || c == COLL_GATHER || c == COLL_ALLGATHER || a >= ALG_KNOMIAL;
 }
 
 int coll_is_reduction(enum coll c)

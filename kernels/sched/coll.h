@@ -28,9 +28,10 @@ int coll_build(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 /* Nonzero for reduce and allreduce (dtype and op apply). */
 int coll_is_reduction(enum coll c);
-/* Nonzero when chunk and window apply: the reductions, and the worker
- * schedules knomial, ring, recdbl (the paper's direct, leader and allin
- * move whole blocks, as the paper does). */
+/* Nonzero when chunk and window apply: the reductions, gather and
+ * allgather (every algorithm: a chunk of the whole block is the paper's
+ * whole-block form), and the worker schedules (bcast knomial). bcast
+ * direct moves the whole block: one read, then a write per host. */
 int alg_is_pipelined(enum coll c, enum alg a);
 /* Nonzero for the algorithms run when -a is not given: those of before
  * the worker schedules, so that a command line measures what it did. */

@@ -9,6 +9,10 @@
  *     result to every host.
  *   allin: every worker writes the blocks it holds to every host; blocks
  *     are disjoint, so no worker overwrites another's.
+ * Both go chunk by chunk (a chunk of the whole block is the paper's form):
+ * a leader's signal and write cover one chunk of every block, and a
+ * worker reads chunk c + window once chunk c is out, so it writes one
+ * chunk while reading the next.
  * The worker schedules go chunk by chunk (chunk c + window is read once
  * chunk c is out), each chunk a write into the next worker's staging area
  * (same offsets) and a signal; every worker writes each block's chunk to
@@ -160,46 +164,92 @@ static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 	return 0;
 }
 
-/* rd[h]: our read of host h's block (-1: not ours); tmp: H + W ints. */
-static void build_leader(const struct coll_geom *g, int w, const int *rd, int *tmp,
-			 struct sched *s)
+/* The leader's part of one chunk [off, +len) of every block: the other
+ * workers' signals (their chunks are in), then the chunk of every block
+ * to every host, as one write when the chunk is the whole block (the
+ * result is then contiguous). have[h]: our read of h (-1: not ours). */
+static void leader_chunk(const struct coll_geom *g, const int *have, int *wt, size_t off,
+			 size_t len, struct sched *s)
 {
 	int H = g->H, W = g->W;
 	size_t m = g->m, S = g->S;
 
-	if (w != 0) {
-		int *wr = tmp;
-		int n = 0;
-
-		for (int h = 0; h < H; h++)
-			if (g->owner[h] == w) {
-				wr[n] = sched_add(s, OP_WRITE, H, S + h * m, S + h * m, m);
-				sched_dep(s, wr[n++], rd[h]);
-			}
-		sched_signal(s, H, TAG_LEADER);
-		for (int i = 0; i < n; i++)
-			sched_dep(s, (int)s->n - 1, wr[i]);
-		return;
-	}
-	int *wt = tmp;
-
 	for (int v = 1; v < W; v++)
 		wt[v] = sched_wait_flag(s, H + v, TAG_LEADER);
-	for (int d = 0; d < H; d++) {
-		int op = sched_add(s, OP_WRITE, d, S, S, (size_t)H * m);
+	for (int d = 0; d < H; d++)
+		for (int h = 0; h < (len == m ? 1 : H); h++) {
+			int op = len == m ? sched_add(s, OP_WRITE, d, S, S, (size_t)H * m)
+					  : sched_add(s, OP_WRITE, d, S + h * m + off, S + h * m + off, len);
 
-		for (int h = 0; h < H; h++)
-			sched_dep(s, op, rd[h]);
-		for (int v = 1; v < W; v++)
-			sched_dep(s, op, wt[v]);
+			for (int k = 0; k < H; k++)
+				if (len == m || k == h)
+					sched_dep(s, op, have[k]);
+			for (int v = 1; v < W; v++)
+				sched_dep(s, op, wt[v]);
+		}
+}
+
+/* leader or allin on worker w, chunk by chunk (one chunk of the whole
+ * block: the paper's form). A non-leader writes its chunks into the
+ * leader's staging area and signals it (also with no host of its own:
+ * the leader counts on every worker). Chunk c + window is read once
+ * chunk c is out. */
+static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
+{
+	int H = g->H, W = g->W, *have = malloc(((size_t)H + (size_t)W) * sizeof(int));
+	int *join = malloc((size_t)g->window * sizeof(int));
+	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
+
+	if (!have || !join) {
+		free(have);
+		free(join);
+		return -1;
 	}
+	for (size_t c = 0; c < nc; c++) {
+		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
+		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+
+		for (int h = 0; h < H; h++) {
+			have[h] = g->owner[h] == w ? sched_add(s, OP_READ, h, S + h * m + off, off, len) : -1;
+			if (have[h] >= 0)
+				sched_dep(s, have[h], prev);
+		}
+		if (g->alg == ALG_LEADER && w == 0) {
+			leader_chunk(g, have, have + H, off, len, s);
+		} else if (g->alg == ALG_LEADER) {
+			int wfirst = (int)s->n, sg;
+
+			for (int h = 0; h < H; h++)
+				if (have[h] >= 0)
+					sched_dep(s, sched_add(s, OP_WRITE, H, S + h * m + off, S + h * m + off, len),
+						  have[h]);
+			sg = sched_signal(s, H, TAG_LEADER);
+			for (int i = wfirst; i < sg; i++)
+				if (s->ops[i].kind == OP_WRITE)
+					sched_dep(s, sg, i);
+		} else {
+			for (int d = 0; d < H; d++)
+				for (int h = 0; h < H; h++)
+					if (have[h] >= 0)
+						sched_dep(s, sched_add(s, OP_WRITE, d, S + h * m + off, S + h * m + off, len),
+							  have[h]);
+		}
+		if ((int)s->n == first)
+			continue;	/* allin with no host: nothing to do */
+		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
+		for (int i = first; i < jn; i++)
+			sched_dep(s, jn, i);
+		join[c % (size_t)g->window] = jn;
+	}
+	free(have);
+	free(join);
+	return 0;
 }
 
 int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *cr)
 {
-	int H = g->H, W = g->W;
+	int H = g->H;
 	size_t m = g->m, S = g->S;
-	int *rd;
 
 	if (rank < H) {
 		cr->is_source = 1;
@@ -215,19 +265,5 @@ int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *
 
 	if (g->alg == ALG_RING || g->alg == ALG_RECDBL)
 		return build_ag_sched(g, w, &cr->off);
-	/* rd[h]: our read of host h's block (-1: not ours); then scratch. */
-	rd = malloc(((size_t)H + (size_t)H + (size_t)W) * sizeof(*rd));
-	if (!rd)
-		return -1;
-	for (int h = 0; h < H; h++)
-		rd[h] = g->owner[h] == w ? sched_add(&cr->off, OP_READ, h, S + h * m, 0, m) : -1;
-	if (g->alg == ALG_LEADER)
-		build_leader(g, w, rd, rd + H, &cr->off);
-	else
-		for (int d = 0; d < H; d++)
-			for (int h = 0; h < H; h++)
-				if (rd[h] >= 0)
-					sched_dep(&cr->off, sched_add(&cr->off, OP_WRITE, d, S + h * m, S + h * m, m), rd[h]);
-	free(rd);
-	return 0;
+	return build_ag_direct(g, w, &cr->off);
 }

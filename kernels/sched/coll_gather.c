@@ -2,9 +2,12 @@
  * kernels/sched/coll_gather.c: staged gather to root 0. Reference: the root
  * reads every other host's block into its result (its own is a local copy).
  * Offloaded:
- *   direct: each worker reads its hosts' blocks into its staging area, then
- *     writes each at that host's offset of the root's result; each write
- *     waits for its own block's read only.
+ *   direct: chunk by chunk, each worker reads its hosts' chunks into its
+ *     staging area and writes each at that host's offset of the root's
+ *     result; each write waits for its own chunk's read only, and chunk
+ *     c + window is read once chunk c is written, so a worker writes one
+ *     chunk while reading the next (a chunk of the whole block is the
+ *     paper's form: one read, then one write, per host).
  *   knomial: a k-nomial tree of workers rooted at the root's worker; chunk
  *     by chunk, a worker reads its hosts' chunks, waits for its children's
  *     signals, writes the chunk of every block of its subtree into its
@@ -97,6 +100,35 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 	return 0;
 }
 
+static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s)
+{
+	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
+	int *join = malloc((size_t)g->window * sizeof(int)), mine = 0;
+
+	if (!join)
+		return -1;
+	for (int h = 0; h < g->H; h++)
+		mine |= g->owner[h] == w;
+	for (size_t c = 0; mine && c < nc; c++) {
+		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
+		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+
+		for (int h = 0; h < g->H; h++)
+			if (g->owner[h] == w) {
+				int rd = sched_add(s, OP_READ, h, S + h * m + off, off, len);
+
+				sched_dep(s, rd, prev);
+				sched_dep(s, sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len), rd);
+			}
+		jn = sched_add(s, OP_JOIN, g->H + w, 0, 0, 0);
+		for (int i = first; i < jn; i++)
+			sched_dep(s, jn, i);
+		join[c % (size_t)g->window] = jn;
+	}
+	free(join);
+	return 0;
+}
+
 int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr)
 {
 	int H = g->H;
@@ -113,15 +145,7 @@ int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr)
 	}
 	if (rank >= H && g->alg == ALG_KNOMIAL)
 		return build_gather_knomial(g, rank - H, &cr->off);
-	if (rank >= H) {
-		int w = rank - H;
-
-		for (int h = 0; h < H; h++)
-			if (g->owner[h] == w) {
-				int rd = sched_add(&cr->off, OP_READ, h, S + h * m, 0, m);
-
-				sched_dep(&cr->off, sched_add(&cr->off, OP_WRITE, 0, S + h * m, S + h * m, m), rd);
-			}
-	}
+	if (rank >= H)
+		return build_gather_direct(g, rank - H, &cr->off);
 	return 0;
 }

@@ -10,7 +10,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 25
+plan 26
 
 for w in 1 3 5; do
 	kernel_run $((5 + w)) -t rma -w $w -c bcast,gather,allgather,reduce,allreduce \
@@ -39,11 +39,21 @@ is "$? $(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)
 is "$(json_field "$TMP/out" radix | sort -u) $(json_field "$TMP/out" window | sort -u)" "4 3" \
 	"radix and window recorded"
 
-# Without -a, the algorithms of before: no schedule, no chunk on a bcast.
+# Without -a, the algorithms of before: no schedule; no chunk on bcast
+# direct (one read, a write per host), the chunk on allgather's leader and
+# allin, which now go chunk by chunk (a chunk of the whole block is the
+# paper's form, and moves the same bytes).
 kernel_run 6 -t rma -w 1 -c bcast,allgather -m 4K -i 2 -x 0
 is "$(json_field "$TMP/out" algorithm | tr '\n' ' ')" "direct leader allin " \
 	"no -a: direct, leader, allin as before"
-is "$(grep -c '"chunk"' "$TMP/out")" 0 "the paper's algorithms carry no chunk"
+is "$(grep '"collective":"bcast"' "$TMP/out" | grep -c '"chunk"') $(grep '"collective":"allgather"' "$TMP/out" | grep -c '"chunk":65536,"window":2')" "0 2" \
+	"bcast direct carries no chunk; allgather leader and allin the default 64K, window 2"
+# gather direct and allgather leader/allin chunk by chunk: chunks of 1
+# byte up to a whole block, windows 1 and 3, every assignment, validated.
+kernel_run 7 -t rma -w 2 -c gather,allgather -a direct,leader,allin -A block,cyclic -m 24K \
+	--chunk 1K,5000,24K --window 1,3 -i 2 -x 0
+is "$? $(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "0 36 true" \
+	"gather direct, allgather leader and allin pipelined: 3 algorithms x 2 assignments x 3 chunks x 2 windows, all valid"
 
 # The fault: the first worker writing to a host flips a byte of that write.
 SWEETSPOT_FAULT=flip-byte

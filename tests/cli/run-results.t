@@ -29,26 +29,26 @@ ok "newer database untouched" cmp -s "$TMP/newer.db" "$TMP/newer.orig"
 exits_with 2 "--csv with --json" sweetspot results --csv --json --db "$TMP/newer.db"
 exits_with 2 "bad --run" sweetspot results --run 0 --db "$TMP/newer.db"
 
-# profiles/allreduce.cfg, trimmed: one layout (1 worker), one chunk, one
-# repetition, the kernel built here; both dtypes and algorithms kept.
+# profiles/allreduce.cfg, trimmed: one layout (1 worker), one repetition,
+# the kernel built here; both dtypes, algorithms and chunks kept (the
+# kernel takes the chunks as a list: one launch measures each).
 sed -e "s|\"\.\./bin/sweetspot-kernel\"|\"$BIN/sweetspot-kernel\"|" \
-    -e 's|chunks = \[ "4K", "8K" \];|chunks = [ "8K" ];|' \
     -e 's|wpn = \[ 1, 2 \];|wpn = [ 1 ];|' -e 's|workers = \[ 1, 2 \];|workers = [ 1 ];|' \
     -e 's|repetitions = 3;|repetitions = 1;|' \
     -e 's|launcher_args = \[ "--oversubscribe" \];|launcher_args = [ "--oversubscribe", "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo" ];|' \
     "$ROOT/profiles/allreduce.cfg" >"$TMP/allreduce.cfg"
 exits_with 0 "the trimmed allreduce profile plans" sweetspot plan "$TMP/allreduce.cfg"
-like "$TMP/out" '^1 layout, 8 points' "one layout of 8 points (2 algorithms x 2 sizes x 2 dtypes)"
+like "$TMP/out" '^1 layout, 16 points' "one layout of 16 points (2 algorithms x 2 sizes x 2 dtypes x 2 chunks)"
 exits_with 0 "and runs for real" sweetspot run "$TMP/allreduce.cfg" --db "$TMP/r.db"
 exits_with 0 "results --json" sweetspot results --json --db "$TMP/r.db"
 cp "$TMP/out" "$TMP/r.json"
 # One field per line (JSON_INDENT): counted without a JSON tool.
-is "$(grep -c '"collective": "allreduce"' "$TMP/r.json")" 8 "8 points stored"
-is "$(grep -c '"dtype": "int32"' "$TMP/r.json") $(grep -c '"dtype": "double"' "$TMP/r.json")" "4 4" \
-	"dtype of each: 4 int32, 4 double"
-is "$(grep -c '"op": "sum"' "$TMP/r.json") $(grep -c '"chunk": 8192,' "$TMP/r.json") $(grep -c '"window": 2,' "$TMP/r.json")" \
-	"8 8 8" "op, chunk and window of each"
-is "$(grep -cE '"busbw": [0-9.e+]+,' "$TMP/r.json")" 8 "every point has a busbw"
+is "$(grep -c '"collective": "allreduce"' "$TMP/r.json")" 16 "16 points stored"
+is "$(grep -c '"dtype": "int32"' "$TMP/r.json") $(grep -c '"dtype": "double"' "$TMP/r.json")" "8 8" \
+	"dtype of each: 8 int32, 8 double"
+is "$(grep -c '"op": "sum"' "$TMP/r.json") $(grep -c '"chunk": 4096,' "$TMP/r.json") $(grep -c '"chunk": 8192,' "$TMP/r.json") $(grep -c '"window": 2,' "$TMP/r.json")" \
+	"16 8 8 16" "op, chunk (both) and window of each"
+is "$(grep -cE '"busbw": [0-9.e+]+,' "$TMP/r.json")" 16 "every point has a busbw"
 exits_with 0 "results as a table" sweetspot results --db "$TMP/r.db"
 like "$TMP/out" '^layout .* bytes dtype  op   ' "the table shows dtype and op"
 

@@ -40,10 +40,13 @@ int main(void)
 	ok(!colls_algorithm_applies("allgather", "knomial"), "knomial does not apply to allgather");
 	ok(colls_is_schedule("ring") && !colls_is_schedule("slice"), "schedules are told apart");
 	ok(colls_radix_applies("knomial") && !colls_radix_applies("ring"), "radix: knomial only");
-	ok(colls_chunk_applies("allreduce", "slice") && colls_chunk_applies("gather", "knomial"),
-	   "chunk: reductions and pipelined gather");
-	ok(!colls_chunk_applies("gather", "direct") && !colls_chunk_applies("bcast", "knomial"),
-	   "chunk: not direct gather, not bcast");
+	ok(colls_chunk_applies("allreduce", "slice") && colls_chunk_applies("gather", "knomial") &&
+	   colls_chunk_applies("gather", "direct") && colls_chunk_applies("allgather", "leader") &&
+	   colls_chunk_applies("allgather", "allin") && colls_chunk_applies("bcast", "knomial"),
+	   "chunk: reductions, every gather and allgather, bcast's knomial");
+	ok(!colls_chunk_applies("bcast", "direct") && !colls_chunk_applies("bcast", "ring") &&
+	   !colls_chunk_applies("nosuch", "direct"),
+	   "chunk: not bcast direct (one read, a write per host), not where nothing applies");
 	{
 		const char *names[COLLS_MAX_NAMES];
 		char buf[128];

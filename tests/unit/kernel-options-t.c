@@ -44,7 +44,7 @@ int main(void)
 	unsigned f;
 	uint64_t send;
 
-	plan(32);
+	plan(37);
 	ok(!parse(&o, err, sizeof(err), NULL), "no options");
 	ok(o.colls == 1u << COLL_BCAST && o.asgs == 1u << ASG_BLOCK && o.workers == 1 &&
 	   o.nsizes == 1 && o.sizes[0] == 1u << 20 && o.iterations == 100 && o.warmup == 10 &&
@@ -65,17 +65,33 @@ int main(void)
 	ok(parse(&o, err, sizeof(err), "stray", NULL) && strstr(err, "unexpected argument 'stray'"), "stray argument");
 	ok(parse(&o, err, sizeof(err), "-o", "", NULL) && strstr(err, "empty file name"), "empty -o");
 	ok(parse(&o, err, sizeof(err), "--mode", "mpi,bw", NULL), "one mode only");
-	ok(!parse(&o, err, sizeof(err), NULL) && o.radix == 2, "--radix defaults to 2");
+	ok(!parse(&o, err, sizeof(err), NULL) && o.nradixes == 1 && o.radixes[0] == 2 && o.nchunks == 1 &&
+	   o.chunks[0] == 65536 && o.nwindows == 1 && o.windows[0] == 2 && o.window == 2,
+	   "--radix, --chunk, --window default to 2, 64K, 2");
 	ok(!parse(&o, err, sizeof(err), "-c", "bcast,allgather,allreduce", "-a", "knomial,ring,recdbl", "--radix", "8", NULL) &&
-	   o.radix == 8 && o.algs == (1u << ALG_KNOMIAL | 1u << ALG_RING | 1u << ALG_RECDBL), "the schedules, --radix 8");
+	   o.radixes[0] == 8 && o.algs == (1u << ALG_KNOMIAL | 1u << ALG_RING | 1u << ALG_RECDBL), "the schedules, --radix 8");
+	ok(!parse(&o, err, sizeof(err), "--chunk", "4K,5000,1M", "--window", "1,3", "--radix", "2,4,8", NULL) &&
+	   o.nchunks == 3 && o.chunks[1] == 5000 && o.chunks[2] == 1 << 20 && o.nwindows == 2 &&
+	   o.windows[1] == 3 && o.window == 1 && o.nradixes == 3 && o.radixes[2] == 8,
+	   "--chunk, --window and --radix take lists (point axes, as the tuner passes them)");
+	ok(parse(&o, err, sizeof(err), "--chunk", "4K,4K", NULL) && strstr(err, "--chunk: 4K is listed twice"),
+	   "a value twice: %s", err);
+	ok(parse(&o, err, sizeof(err), "--window", "2,", NULL) && strstr(err, "--window: '2,' is not a comma list"),
+	   "an empty item: %s", err);
+	ok(parse(&o, err, sizeof(err), "--chunk", "1K,2G", NULL) && strstr(err, "--chunk: 2147483648 bytes is more than the 1G limit"),
+	   "a chunk over 1G: %s", err);
+	ok(parse(&o, err, sizeof(err), "--mode", "bw", "--window", "4,8", NULL) && strstr(err, "--mode bw takes one value"),
+	   "bw: one window: %s", err);
 	ok(parse(&o, err, sizeof(err), "--radix", "9", NULL) && strstr(err, "--radix: 9 is out of range"), "--radix 9: %s", err);
 	ok(parse(&o, err, sizeof(err), "-c", "gather", "-a", "ring", NULL) &&
 	   strstr(err, "no listed algorithm applies to gather (direct or knomial)"), "ring is not a gather's: %s", err);
 	ok(parse(&o, err, sizeof(err), "-c", "reduce", "-a", "recdbl", NULL) &&
 	   strstr(err, "no listed algorithm applies to reduce (slice or assigned or knomial)"), "recdbl is not a reduce's: %s", err);
 	ok(alg_is_default(ALG_ALLIN) && !alg_is_default(ALG_RING) && alg_is_pipelined(COLL_GATHER, ALG_KNOMIAL) &&
-	   !alg_is_pipelined(COLL_GATHER, ALG_DIRECT) && alg_is_pipelined(COLL_REDUCE, ALG_SLICE),
-	   "without -a, the algorithms of before; chunk applies to schedules and reductions");
+	   alg_is_pipelined(COLL_GATHER, ALG_DIRECT) && alg_is_pipelined(COLL_ALLGATHER, ALG_LEADER) &&
+	   !alg_is_pipelined(COLL_BCAST, ALG_DIRECT) && alg_is_pipelined(COLL_BCAST, ALG_KNOMIAL) &&
+	   alg_is_pipelined(COLL_REDUCE, ALG_SLICE),
+	   "without -a, the algorithms of before; chunk applies to reductions, gather, allgather, bcast knomial");
 	ok(!parse(&o, err, sizeof(err), NULL) && o.calib_tolerance == 0.10, "--calib-tolerance defaults to 0.10");
 	ok(!parse(&o, err, sizeof(err), "--calib-tolerance", "0.25", NULL) && o.calib_tolerance == 0.25,
 	   "--calib-tolerance 0.25");

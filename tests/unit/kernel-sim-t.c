@@ -327,12 +327,14 @@ static void drop_write_deps(struct sched *p, int r)
 		}
 }
 
-/* The leader waits for a second signal nobody sends. */
+/* The leader waits, last, for one signal more than its channel carries. */
 static void wait_too_long(struct sched *p, int r)
 {
-	for (size_t i = 0; r == 5 && i < p->n; i++)
-		if (p->ops[i].kind == OP_WAIT_FLAG)
-			p->ops[i].count = 2;
+	for (size_t i = p->n; r == 5 && i-- > 0;)
+		if (p->ops[i].kind == OP_WAIT_FLAG) {
+			p->ops[i].count++;
+			return;
+		}
 }
 
 /* Worker 1 writes its second block over its first at the root. */

@@ -180,7 +180,8 @@ int main(void)
 	layout_kernel_args(&s, lp, &args);
 	line = strvec_join_quoted(&args);
 	is_str(line, "-w 16 -m 262144:4194304 -c bcast,gather,allgather -a direct,leader,allin "
-	       "-A block,cyclic -i 1000 -x 100 --ppn 8", "a size range goes as LO:HI");
+	       "-A block,cyclic --chunk 65536 --window 2 -i 1000 -x 100 --ppn 8",
+	       "a size range goes as LO:HI; gather and allgather pipelined at the default chunk, said");
 	free(line);
 	strvec_clear(&args);
 	line = hosts_of(&s, lp);
