@@ -45,7 +45,9 @@ int main(void)
 {
 	int owner[5];
 	struct coll_rank cr;
-	struct coll_geom g = { .coll = COLL_BCAST, .alg = ALG_DIRECT, .H = 5, .W = 2, .m = 100, .S = 1000, .owner = owner };
+	/* One chunk of the whole block, one in flight: the paper's forms. */
+	struct coll_geom g = { .coll = COLL_BCAST, .alg = ALG_DIRECT, .H = 5, .W = 2, .m = 100, .S = 1000,
+			       .owner = owner, .chunk = 100, .window = 1 };
 	unsigned char buf[37];
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
