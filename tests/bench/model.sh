@@ -56,4 +56,27 @@ P
 else
 	echo "model vs SMPI at 256 and 1,024 ranks: not measured (make smpi; smpirun)"
 fi
-echo "model-guided search launches / grid launches: not measured (search --strategy model not written yet)"
+# Model-guided search on this machine's widest grid (1..3 onload workers,
+# the local profile's collectives and sizes, 3 launches per layout): its
+# launches, calibration included, against the grid's, and whether it
+# chose what recommend chose from the whole grid measured beside it.
+sed -e 's/cores = 2;/cores = 3;/' -e 's/wpn = \[ 1, 2 \];/wpn = [ 3 ];/' \
+    -e 's/workers = \[ 1, 2 \];/workers = [ 1, 2, 3 ];/' -e 's/max_repetitions = 6;/max_repetitions = 3;/' \
+    -e "s|\"../bin/sweetspot-kernel\"|\"$ROOT/bin/sweetspot-kernel\"|" "$ROOT/profiles/local.cfg" >"$T/w3.cfg"
+"$SS" run "$T/w3.cfg" --db "$T/grid3.db" >/dev/null 2>&1
+"$SS" recommend "$T/w3.cfg" --db "$T/grid3.db" --json >"$T/rec3.json" 2>/dev/null
+"$SS" search "$T/w3.cfg" --strategy model --db "$T/ms3.db" --json >"$T/ms3.json" 2>/dev/null
+python3 - "$T/ms3.json" "$T/rec3.json" <<'P'
+import json, sys
+m = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+grid = {}
+for b in r.get("recommendations", []):
+    for s in b.get("sizes", []):
+        grid[(b["collective"], s["bytes"])] = b.get("layout")
+same = sum(1 for d in m["decisions"]
+           if grid.get((d["collective"], d["bytes"])) == (d.get("choice") or {}).get("layout"))
+print("model-guided search, 3 layouts: %d launches (%d calibrating) / grid %d = %.2f; same choice as recommend on the full grid in %d of %d (collective, size)"
+      % (m["total_launches"], m["calibration_launches"], m["grid_launches"],
+         m["total_launches"] / m["grid_launches"], same, len(m["decisions"])))
+P

@@ -5,13 +5,14 @@
 # busbw / p2p_bw of the same launch is printed too) at 1M and 4M, 4
 # host ranks and 1..3 workers, swept by `sweetspot run` (4 launches per
 # layout, racing to 6 where undecided) on this machine over the rma
-# transport, then in the Soft-RoCE guest over verbs (rxe0). For each it
+# transport, then in the Soft-RoCE guest over verbs (rxe0; at 256K with
+# 3 iterations there: rxe under TCG moves a few tens of MB/s). For each it
 # prints every configuration's median OE with its min..max over launches,
 # and `sweetspot recommend`'s verdict per collective and size: the best
 # schedule and worker count, the configurations not significantly
 # different (Mann-Whitney U, Holm) and the p-value: the only grounds on
 # which one schedule is called better than another here.
-# SCHEDULES_GUEST=0 skips the guest (about 30 minutes under TCG);
+# SCHEDULES_GUEST=0 skips the guest (20-40 minutes under TCG);
 # SCHEDULES_OUT=DIR keeps the databases and specs there (local.db,
 # guest/verbs.db), and `schedules.sh --report DIR` prints them again.
 set -u
