@@ -27,7 +27,9 @@ RXE=$ROOT/tests/testbed/rxe
 # report DB SPEC LABEL: the table and the verdicts of the latest run.
 report() {
 	echo "== $3: median OE % [min..max] over launches (n), per collective, size, schedule, workers"
-	"$SS" results --db "$1" --csv >"$TMP/res.csv" || return 1
+	# Run 1: each database holds the one sweep (the guest's spec was at
+	# /out/verbs.cfg there, so it is named by run, not by spec path).
+	"$SS" results --db "$1" --run 1 --csv >"$TMP/res.csv" || return 1
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ k = $c["collective"] " " $c["bytes"] " " $c["algorithm"] " w" $c["workers"]
 		  v[k] = v[k] " " $c["oe_measured"] }
@@ -48,7 +50,7 @@ report() {
 				(NR % 2) ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2, x[1], x[NR], NR }'
 	done
 	echo "== $3: sweetspot recommend"
-	"$SS" recommend "$2" --db "$1" --files "$TMP/files" 2>&1 | grep -v -E '^ *(command|files|run |cd |mpirun)'
+	"$SS" recommend "$2" --db "$1" --run 1 --files "$TMP/files" 2>&1 | grep -v -E '^ *(command|files|run |cd |mpirun)'
 }
 
 if [ "${1:-}" = --report ]; then
