@@ -137,7 +137,7 @@ static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 		return -1;
 	for (size_t c = 0; c < nc; c++) {
 		struct ag_ctx x = { .g = g, .s = s, .w = w, .off = c * g->chunk, .have = have };
-		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		x.len = x.off + g->chunk < g->m ? g->chunk : g->m - x.off;
 		for (int h = 0; h < H; h++)
@@ -153,10 +153,7 @@ static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 			for (int h = 0; d < H && g->owner[d] == w && h < H; h++)
 				sched_dep(s, sched_add(s, OP_WRITE, d, g->S + h * g->m + x.off,
 						       g->S + h * g->m + x.off, x.len), have[h]);
-		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
-		for (int i = first; i < jn; i++)
-			sched_dep(s, jn, i);
-		join[c % (size_t)g->window] = jn;
+		join[c % (size_t)g->window] = sched_join(s, H + w, first);
 	}
 	free(have);
 	free(pick);
@@ -207,7 +204,7 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 	}
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int h = 0; h < H; h++) {
 			have[h] = g->owner[h] == w ? sched_add(s, OP_READ, h, S + h * m + off, off, len) : -1;
@@ -236,10 +233,7 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 		}
 		if ((int)s->n == first)
 			continue;	/* allin with no host: nothing to do */
-		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
-		for (int i = first; i < jn; i++)
-			sched_dep(s, jn, i);
-		join[c % (size_t)g->window] = jn;
+		join[c % (size_t)g->window] = sched_join(s, H + w, first);
 	}
 	free(have);
 	free(join);

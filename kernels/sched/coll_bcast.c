@@ -27,7 +27,7 @@ static int build_bcast_knomial(const struct coll_geom *g, int w, struct sched *s
 	nch = sched_knomial_children(v, W, g->radix, ch);
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < g->m ? g->chunk : g->m - off;
-		int have, jn;
+		int have;
 
 		if (v == 0) {
 			have = sched_add(s, OP_READ, 0, g->S + off, off, len);
@@ -44,10 +44,7 @@ static int build_bcast_knomial(const struct coll_geom *g, int w, struct sched *s
 		for (int h = 1; h < H; h++)
 			if (g->owner[h] == w)
 				sched_dep(s, sched_add(s, OP_WRITE, h, g->S + off, g->S + off, len), have);
-		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
-		for (size_t i = (size_t)have; i + 1 < s->n; i++)
-			sched_dep(s, jn, (int)i);
-		join[c % (size_t)g->window] = jn;
+		join[c % (size_t)g->window] = sched_join(s, H + w, have);
 	}
 	free(ch);
 	free(join);

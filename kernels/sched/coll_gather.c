@@ -55,7 +55,7 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 	nch = sched_knomial_children(v, W, g->radix, ch);
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int h = 0; h < H; h++)
 			if (via[h] == v) {
@@ -86,10 +86,7 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 			for (int i = 0; i < nw; i++)
 				sched_dep(s, sg, cvia[i]);
 		}
-		jn = sched_add(s, OP_JOIN, H + w, 0, 0, 0);
-		for (int i = first; i + 1 < (int)s->n; i++)
-			sched_dep(s, jn, i);
-		join[c % (size_t)g->window] = jn;
+		join[c % (size_t)g->window] = sched_join(s, H + w, first);
 	}
 	free(via);
 	free(ch);
@@ -111,7 +108,7 @@ static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s
 		mine |= g->owner[h] == w;
 	for (size_t c = 0; mine && c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, jn, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int h = 0; h < g->H; h++)
 			if (g->owner[h] == w) {
@@ -120,10 +117,7 @@ static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s
 				sched_dep(s, rd, prev);
 				sched_dep(s, sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len), rd);
 			}
-		jn = sched_add(s, OP_JOIN, g->H + w, 0, 0, 0);
-		for (int i = first; i < jn; i++)
-			sched_dep(s, jn, i);
-		join[c % (size_t)g->window] = jn;
+		join[c % (size_t)g->window] = sched_join(s, g->H + w, first);
 	}
 	free(join);
 	return 0;

@@ -340,7 +340,7 @@ static void ring_rs(struct asg_ctx *x, size_t c, int *cur, int *has)
 {
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
-	int W = g->W, w = x->w, pv = (w - 1 + W) % W, first = (int)s->n, jn;
+	int W = g->W, w = x->w, pv = (w - 1 + W) % W, first = (int)s->n;
 	size_t a, b, slot = c % (size_t)g->window;
 	int prev = c >= (size_t)g->window ? x->cjoin[slot] : -1;
 
@@ -369,10 +369,7 @@ static void ring_rs(struct asg_ctx *x, size_t c, int *cur, int *has)
 		for (int v = 0; v < W; v++)
 			has[((v + 1) % W) * W + (v - st + W) % W] |= has[v * W + (v - st + W) % W];
 	}
-	jn = sched_add(s, OP_JOIN, x->me, 0, 0, 0);
-	for (int i = first; i < jn; i++)
-		sched_dep(s, jn, i);
-	x->cjoin[slot] = jn;
+	x->cjoin[slot] = sched_join(s, x->me, first);
 }
 /* ring, allreduce: per chunk index, every part's partial, the
  * reduce-scatter, then the allgather: at step st we write part w + 1 - st

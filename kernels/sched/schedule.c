@@ -127,6 +127,15 @@ int sched_wait_flag(struct sched *s, int peer, int tag)
 	return i;
 }
 
+int sched_join(struct sched *s, int self, int first)
+{
+	int jn = sched_add(s, OP_JOIN, self, 0, 0, 0);
+
+	for (int i = first; i < jn; i++)
+		sched_dep(s, jn, i);
+	return jn;
+}
+
 void sched_finalize(struct sched *s)
 {
 	size_t *fill;

@@ -165,6 +165,10 @@ void sched_dep(struct sched *s, int op, int on);
 int sched_signal(struct sched *s, int peer, int tag);
 /* Appends a wait for the channel's next count from peer on tag. */
 int sched_wait_flag(struct sched *s, int peer, int tag);
+/* Appends a join (on self, our own rank) waiting for every operation from
+ * index first on; returns its index: "the step begun at first is done",
+ * what a window's later step waits for. */
+int sched_join(struct sched *s, int self, int first);
 /* Builds the successor lists (after the last sched_add). */
 void sched_finalize(struct sched *s);
 void sched_release(struct sched *s);
