@@ -193,21 +193,35 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(round(v * 1e4) / 1e4) : json_null();
 }
 
+/* The axes of group g that apply (chunk, window, radix) into o. */
+static void axes_json(json_t *o, const struct search_group *g)
+{
+	if (g->chunk)
+		json_object_set_new(o, "chunk", json_integer((json_int_t)g->chunk));
+	if (g->window)
+		json_object_set_new(o, "window", json_integer(g->window));
+	if (g->radix)
+		json_object_set_new(o, "radix", json_integer(g->radix));
+}
+
 /* A configuration as JSON: its layout and group, its launches and median. */
 static json_t *config_json(const struct search_space *sp, const struct search_config *c)
 {
 	const struct search_layout *l;
 	const struct search_group *g;
+	json_t *o;
 
 	if (c->layout < 0 || c->group < 0)
 		return json_null();
 	l = &sp->layouts[c->layout];
 	g = &sp->groups[c->group];
-	return json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:o}", "layout", l->id,
-			 "workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
-			 "placement", l->placement, "algorithm", g->algorithm,
-			 "assignment", g->assignment, "n", (json_int_t)c->n,
-			 "oe_measured", num_or_null(c->median));
+	o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:o}", "layout", l->id,
+		      "workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
+		      "placement", l->placement, "algorithm", g->algorithm,
+		      "assignment", g->assignment, "n", (json_int_t)c->n,
+		      "oe_measured", num_or_null(c->median));
+	axes_json(o, g);
+	return o;
 }
 
 static json_t *decision_json(const struct search_space *sp, const struct search_decision *d)
@@ -216,7 +230,7 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 
 	for (size_t i = 0; i < d->nindifferent; i++)
 		json_array_append_new(set, config_json(sp, &d->indifferent[i]));
-	return json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
+	json_t *o = json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
 		"collective", d->collective, "bytes", (json_int_t)d->bytes,
 		"verdict", decide_verdict_name(d->verdict),
 		"choice", config_json(sp, &d->choice), "leader", config_json(sp, &d->leader),
@@ -225,6 +239,12 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 		"indifferent", set, "launches", (json_int_t)d->launches,
 		"measured", (json_int_t)d->measured, "screened", (json_int_t)d->screened,
 		"worse", (json_int_t)d->worse, "contenders", (json_int_t)d->contenders);
+
+	if (d->dtype)
+		json_object_set_new(o, "dtype", json_string(d->dtype));
+	if (d->op)
+		json_object_set_new(o, "op", json_string(d->op));
+	return o;
 }
 
 static json_t *best_json(const struct search_space *sp, const struct search_result *r)
@@ -235,17 +255,24 @@ static json_t *best_json(const struct search_space *sp, const struct search_resu
 		const struct search_group *gr = &sp->groups[g];
 		const struct search_best *b = &r->best[g];
 		const struct search_layout *l;
+		json_t *o;
 
 		if (b->layout < 0)
 			continue;
 		l = &sp->layouts[b->layout];
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:I}",
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:I}",
 			"collective", gr->collective, "algorithm", gr->algorithm,
 			"assignment", gr->assignment, "bytes", (json_int_t)gr->bytes,
 			"workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
 			"placement", l->placement, "layout", l->id,
 			"oe_measured", round(b->oe * 100) / 100, "spread", round(b->spread * 100) / 100,
-			"repetitions", (json_int_t)b->reps));
+			"repetitions", (json_int_t)b->reps);
+		if (gr->dtype)
+			json_object_set_new(o, "dtype", json_string(gr->dtype));
+		if (gr->op)
+			json_object_set_new(o, "op", json_string(gr->op));
+		axes_json(o, gr);
+		json_array_append_new(arr, o);
 	}
 	return arr;
 }
@@ -322,22 +349,30 @@ static int several_groups(const struct search_space *sp, const struct search_dec
 	size_t n = 0;
 
 	for (size_t g = 0; g < sp->ngroups; g++)
-		n += sp->groups[g].bytes == d->bytes && !strcmp(sp->groups[g].collective, d->collective);
+		n += sp->groups[g].bytes == d->bytes && !strcmp(sp->groups[g].collective, d->collective) &&
+		     (!d->dtype || (sp->groups[g].dtype && !strcmp(sp->groups[g].dtype, d->dtype))) &&
+		     (!d->op || (sp->groups[g].op && !strcmp(sp->groups[g].op, d->op)));
 	return n > 1;
 }
 
-/* "4 workers (2 WPN, dpu)", with " direct/block" when several. */
+/* "4 workers (2 WPN, dpu)", with " direct/block" when several, and the
+ * chunk, window and radix where they apply. */
 static const char *config_words(const struct search_space *sp, const struct search_config *c,
 				int groups, char *buf, size_t len)
 {
 	const struct search_layout *l = &sp->layouts[c->layout];
+	const struct search_group *g = &sp->groups[c->group];
 	int k;
 
 	k = snprintf(buf, len, "%u worker%s (%u WPN, %s)", l->workers, l->workers == 1 ? "" : "s",
 		     l->wpn, l->placement);
 	if (groups && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, " %s/%s", sp->groups[c->group].algorithm,
-			 sp->groups[c->group].assignment);
+		k += snprintf(buf + k, len - (size_t)k, " %s/%s", g->algorithm, g->assignment);
+	if (groups && g->chunk && k > 0 && (size_t)k < len)
+		k += snprintf(buf + k, len - (size_t)k, " chunk %llu window %u",
+			      (unsigned long long)g->chunk, g->window);
+	if (groups && g->radix && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, " radix %u", g->radix);
 	return buf;
 }
 
@@ -385,7 +420,8 @@ static void print_decision(const struct search_space *sp, const struct search_de
 	int groups = several_groups(sp, d), same = d->choice.layout == d->leader.layout &&
 						   d->choice.group == d->leader.group;
 
-	printf("%s %s: ", d->collective, format_size(d->bytes, sz, sizeof(sz)));
+	printf("%s %s%s%s%s%s: ", d->collective, format_size(d->bytes, sz, sizeof(sz)),
+	       d->dtype ? " " : "", d->dtype ? d->dtype : "", d->op ? " " : "", d->op ? d->op : "");
 	if (d->choice.layout < 0) {
 		printf("no valid measurement\n");
 		return;

@@ -768,6 +768,19 @@ struct runner_job *runner_plan_jobs(const struct plan *p)
 	return jobs;
 }
 
+/* Whether a record is the group's point on the axes beyond (collective,
+ * algorithm, assignment, bytes): where an axis does not apply, the group
+ * says NULL or 0 and the record says nothing (or, for chunk and window,
+ * what a kernel that pipelines it by default ran with). */
+static int same_axes(const struct search_group *gr, const struct store_point *p)
+{
+	return (!gr->dtype || (p->dtype && !strcmp(gr->dtype, p->dtype))) &&
+	       (!gr->op || (p->op && !strcmp(gr->op, p->op))) &&
+	       (!gr->chunk || gr->chunk == (uint64_t)p->chunk) &&
+	       (!gr->window || gr->window == (unsigned)p->window) &&
+	       (!gr->radix || gr->radix == (unsigned)p->radix);
+}
+
 int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 {
 	struct runner_search *rs = ctx;
@@ -795,8 +808,8 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 
 			if (gr->bytes == p->bytes && !strcmp(gr->collective, p->collective) &&
 			    !strcmp(gr->algorithm, p->algorithm) &&
-			    !strcmp(gr->assignment, p->assignment) && p->valid &&
-			    p->calibrated >= 0 && isfinite(p->oe_measured))
+			    !strcmp(gr->assignment, p->assignment) && same_axes(gr, p) &&
+			    p->valid && p->calibrated >= 0 && isfinite(p->oe_measured))
 				oe[g] = p->oe_measured;
 		}
 	}

@@ -156,7 +156,13 @@ static void build_lines(struct state *st)
 	free(k);
 }
 
-/* Decision groups: one per distinct (collective, bytes), in first-seen order. */
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Decision groups: one per distinct (collective, bytes, dtype, op), in
+ * first-seen order: recommend's groups. */
 static void build_dgroups(struct state *st)
 {
 	size_t g, d, kmax = 1;
@@ -169,7 +175,8 @@ static void build_dgroups(struct state *st)
 		for (d = 0; d < st->ndg; d++) {
 			const struct search_group *h = &st->p->groups[st->dg[d].g[0]];
 
-			if (h->bytes == gr->bytes && !strcmp(h->collective, gr->collective))
+			if (h->bytes == gr->bytes && !strcmp(h->collective, gr->collective) &&
+			    same_str(h->dtype, gr->dtype) && same_str(h->op, gr->op))
 				break;
 		}
 		if (d == st->ndg)
@@ -705,6 +712,8 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 
 	sd->collective = st->p->groups[dg->g[0]].collective;
 	sd->bytes = st->p->groups[dg->g[0]].bytes;
+	sd->dtype = st->p->groups[dg->g[0]].dtype;
+	sd->op = st->p->groups[dg->g[0]].op;
 	sd->verdict = dc->verdict;
 	sd->choice = config_of(st, dg, dc->choice);
 	sd->leader = config_of(st, dg, dc->leader);
@@ -870,14 +879,30 @@ void search_result_release(struct search_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+struct groups_fill {
+	struct search_group *g;
+	size_t n;
+};
+
+static int add_group(const struct plan_point *pt, void *data)
+{
+	struct groups_fill *f = data;
+
+	if (f->g)
+		f->g[f->n] = (struct search_group){ pt->collective, pt->algorithm, pt->assignment,
+			pt->bytes, pt->dtype, pt->op, pt->chunk, pt->window, pt->radix };
+	f->n++;
+	return 0;
+}
+
 void search_space_from_plan(const struct spec *s, const struct plan *p,
 			    struct search_space *out)
 {
-	size_t i, c, a, k, z, n = 0;
+	struct groups_fill f = { NULL, 0 };
 
 	memset(out, 0, sizeof(*out));
 	out->layouts = xcalloc(p->nlayouts ? p->nlayouts : 1, sizeof(*out->layouts));
-	for (i = 0; i < p->nlayouts; i++) {
+	for (size_t i = 0; i < p->nlayouts; i++) {
 		const struct layout *l = &p->layouts[i];
 
 		out->layouts[i] = (struct search_layout){ l->id, l->nodes, l->ppn, l->workers,
@@ -885,20 +910,12 @@ void search_space_from_plan(const struct spec *s, const struct plan *p,
 	}
 	out->nlayouts = p->nlayouts;
 	out->repetitions = p->repetitions;
-	/* Groups in the kernel's loop order: collective, algorithm, assignment, size. */
-	out->groups = xcalloc(s->collectives.nr * s->algorithms.nr * s->assignments.nr *
-			      s->nsizes + 1, sizeof(*out->groups));
-	for (c = 0; c < s->collectives.nr; c++)
-		for (a = 0; a < s->algorithms.nr; a++) {
-			if (!spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]))
-				continue;
-			for (k = 0; k < s->assignments.nr; k++)
-				for (z = 0; z < s->nsizes; z++)
-					out->groups[n++] = (struct search_group){
-						s->collectives.v[c], s->algorithms.v[a],
-						s->assignments.v[k], s->sizes[z] };
-		}
-	out->ngroups = n;
+	/* Groups are the points of one launch, in the kernel's loop order:
+	 * every axis where it applies (dtype, op, chunk, window, radix). */
+	f.g = xcalloc(plan_foreach_point(s, NULL, NULL) + 1, sizeof(*f.g));
+	plan_foreach_point(s, add_group, &f);
+	out->groups = f.g;
+	out->ngroups = f.n;
 }
 
 void search_space_release(struct search_space *sp)

@@ -7,8 +7,9 @@
  * search drives real launches and replayed tables alike.
  *
  * Every launch's value is kept (launch-level samples, never averages), and
- * decisions are made per decision group, (collective, message size), whose
- * configurations are its (layout, algorithm, assignment) triples, exactly
+ * decisions are made per decision group, (collective, message size, and
+ * for reductions dtype and op), whose configurations are its (layout,
+ * algorithm, assignment, chunk, window, radix) points, exactly
  * as `recommend` decides them: decide() (decide.h) with higher OE better
  * and delta = the tolerance: leader = best median, indifference set = not
  * significantly worse than the leader (two-sided Mann-Whitney, Holm) by at
@@ -63,9 +64,14 @@ struct search_layout {
 	const char *placement;	/* "dpu" | "onload"; borrowed */
 };
 
+/* One point of a launch, as the plan names it (plan_point): where an axis
+ * does not apply, NULL or 0. */
 struct search_group {
 	const char *collective, *algorithm, *assignment;	/* borrowed */
 	uint64_t bytes;
+	const char *dtype, *op;	/* reductions; borrowed */
+	uint64_t chunk;		/* pipelined points */
+	unsigned window, radix;	/* pipelined; knomial */
 };
 
 /* Measures layout `layout` at repetition `rep` (0-based: the rep-th time this
@@ -138,6 +144,7 @@ struct search_config {
 struct search_decision {
 	const char *collective;	/* borrowed from the problem's groups */
 	uint64_t bytes;
+	const char *dtype, *op;	/* reductions (as recommend splits them); NULL else */
 	enum decide_verdict verdict;
 	struct search_config choice;	/* cheapest member of the indifference set */
 	struct search_config leader;	/* best median */

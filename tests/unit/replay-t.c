@@ -31,7 +31,8 @@ int main(void)
 		{ "a", 2, 4, 1, 1, "dpu" }, { "b", 2, 4, 2, 1, "dpu" },
 	};
 	static const struct search_group grp[] = {
-		{ "bcast", "direct", "block", 1024 }, { "bcast", "direct", "cyclic", 1024 },
+		{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1024 },
+		{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 1024 },
 	};
 	struct search_problem p = { lay, 2, grp, 2, 2, replay_measure, &rp };
 	double oe[2];

@@ -118,7 +118,8 @@ static void line8(struct land *ld, uint64_t seed, double level, long hot, double
 {
 	ld->nl = 8;
 	ld->ng = 1;
-	ld->grp[0] = (struct search_group){ "bcast", "direct", "block", 1 << 20 };
+	ld->grp[0] = (struct search_group){ .collective = "bcast", .algorithm = "direct",
+					    .assignment = "block", .bytes = 1 << 20 };
 	for (size_t l = 0; l < 8; l++) {
 		ld->lay[l] = (struct search_layout){ "x", 16, 16, 1u << l, 8, "dpu" };
 		ld->truth[l] = (long)l == hot ? hotv : level;
@@ -227,8 +228,9 @@ static void family(struct land *ld, unsigned i)
 	ld->ng = 0;
 	for (size_t a = 0; a < 2; a++)
 		for (size_t s = 0; s < 3; s++)
-			ld->grp[ld->ng++] = (struct search_group){ "bcast", "direct",
-				a ? "cyclic" : "block", (uint64_t)(256 << 10) << (2 * s) };
+			ld->grp[ld->ng++] = (struct search_group){ .collective = "bcast",
+				.algorithm = "direct", .assignment = a ? "cyclic" : "block",
+				.bytes = (uint64_t)(256 << 10) << (2 * s) };
 	for (size_t l = 0; l < ld->nl; l++)
 		for (size_t g = 0; g < ld->ng; g++)
 			ld->truth[l * ld->ng + g] = shape_oe(&sh, ld->lay[l].workers, ld->lay[l].wpn,

@@ -51,13 +51,13 @@ static double peak12(unsigned w, unsigned wpn, size_t g)
 static struct search_layout lay[64];
 /* Two message sizes: two decision groups, each with its own answer. */
 static const struct search_group grp2[2] = {
-	{ "bcast", "direct", "block", 1 << 20 },
-	{ "bcast", "direct", "cyclic", 4 << 20 },
+	{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1 << 20 },
+	{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 4 << 20 },
 };
 /* One message size: one decision over both assignments. */
 static const struct search_group grp1[2] = {
-	{ "bcast", "direct", "block", 1 << 20 },
-	{ "bcast", "direct", "cyclic", 1 << 20 },
+	{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1 << 20 },
+	{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 1 << 20 },
 };
 
 static size_t line_layouts(unsigned maxw)
@@ -100,8 +100,8 @@ static void land_from_replay(const struct replay *rp, const char *coll, struct l
 			    !strcmp(ld->g[j].assignment, r->assignment))
 				break;
 		if (j == ld->ng)
-			ld->g[ld->ng++] = (struct search_group){ r->collective, r->algorithm,
-								 r->assignment, r->bytes };
+			ld->g[ld->ng++] = (struct search_group){ .collective = r->collective,
+				.algorithm = r->algorithm, .assignment = r->assignment, .bytes = r->bytes };
 	}
 }
 

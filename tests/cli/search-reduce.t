@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/cli/search-reduce.t: a real search over the axes beyond (collective,
+# algorithm, assignment, size): profiles/allreduce.cfg trimmed to 2 layouts
+# and 2 launches each, keeping its 2 dtypes and 2 chunks. The search must
+# keep every (dtype, chunk) point apart (its groups are the plan's points)
+# and decide per (collective, size, dtype, op) as recommend does, naming
+# the same verdict and chosen layout for each.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
+command -v mpirun >/dev/null || skip_all "mpirun is not installed"
+plan 7
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+sed -e "s|\"\.\./bin/sweetspot-kernel\"|\"$BIN/sweetspot-kernel\"|" \
+    -e 's|repetitions = 3;|repetitions = 2;\n\tmax_repetitions = 2;|' \
+    -e 's|launcher_args = \[ "--oversubscribe" \];|launcher_args = [ "--oversubscribe", "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo" ];|' \
+    "$ROOT/profiles/allreduce.cfg" >"$TMP/s.cfg"
+DB=$TMP/r/s.db
+
+exits_with 0 "a real search over 2 dtypes x 2 chunks" sweetspot search "$TMP/s.cfg" --db "$DB" --json
+cp "$TMP/out" "$TMP/search.json"
+# best[]: one entry per point of a launch: 2 algorithms x 2 sizes x 2 dtypes x 2 chunks.
+best=$(sed 's/.*"best":\[//' "$TMP/search.json" | sed 's/},{/}\n{/g')
+is "$(printf '%s\n' "$best" | grep -c '"chunk":')" 16 "16 points kept apart, each with its chunk"
+is "$(printf '%s\n' "$best" | grep -c '"dtype":"double"') $(printf '%s\n' "$best" | grep -c '"chunk":4096')" "8 8" \
+	"8 of them double, 8 at chunk 4096"
+
+# "collective bytes dtype verdict layout" per decision.
+sed 's/"best":\[.*//' "$TMP/search.json" | sed 's/{"collective":/\n&/g' |
+	sed -n 's/^{"collective":"\([^"]*\)","bytes":\([0-9]*\),"verdict":"\([a-z]*\)","choice":{"layout":"\([^"]*\)".*"contenders":[0-9]*,"dtype":"\([^"]*\)".*/\1 \2 \5 \3 \4/p' |
+	sort >"$TMP/s.txt"
+is "$(wc -l <"$TMP/s.txt" | tr -d ' ')" 4 "4 decisions: 2 sizes x 2 dtypes (one op)"
+
+exits_with 0 "recommend on the same database" sweetspot recommend "$TMP/s.cfg" --db "$DB" --json
+sed 's/{"collective":/\n&/g' "$TMP/out" | while IFS= read -r band; do
+	c=$(printf '%s' "$band" | sed -n 's/^{"collective":"\([^"]*\)".*/\1/p')
+	[ -n "$c" ] || continue
+	l=$(printf '%s' "$band" | sed -n 's/^[^[]*"layout":"\([^"]*\)".*/\1/p')
+	d=$(printf '%s' "$band" | sed -n 's/^[^[]*"dtype":"\([^"]*\)".*/\1/p')
+	printf '%s\n' "$band" | sed 's/{"bytes":/\n&/g' |
+	sed -n "s/^{\"bytes\":\([0-9]*\),\"verdict\":\"\([a-z]*\)\".*/$c \1 $d \2 $l/p"
+done | sort >"$TMP/r.txt"
+diag "search: $(cat "$TMP/s.txt")"
+diag "recommend: $(cat "$TMP/r.txt")"
+ok "recommend decided per size and dtype too ($(wc -l <"$TMP/r.txt" | tr -d ' '))" [ "$(wc -l <"$TMP/r.txt" | tr -d ' ')" = 4 ]
+is "$(cat "$TMP/s.txt")" "$(cat "$TMP/r.txt")" "the same verdict and chosen layout for every size and dtype"
+done_testing
