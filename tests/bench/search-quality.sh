@@ -4,6 +4,7 @@
 #  - A/A false "best" rate, power rate and launches per configuration, and
 #    the worst cost / regret over the generated family: the decision-quality
 #    test (tests/unit/search-quality-t.c) prints them; built here if needed.
+#    Its --frontier mode prints cost against regret on the same family.
 #  - cost and regret on the shipped landscape through `sweetspot search
 #    --replay` (all collectives in one search, as decisions share launches).
 #    The table holds 3 repetitions per layout: a contender asked for a 4th
@@ -25,6 +26,10 @@ grep -E '^# (A/A|power|family:)' "$TMP/q.tap" | sed 's/^# //'
 echo "targets: A/A 'best' <= 5%; power >= 80% at <= 7 launches per configuration;"
 echo "         family cost <= 0.15 of the grid at regret <= 0.3 point"
 grep -E '^not ok' "$TMP/q.tap" || echo "search-quality-t: every assertion holds"
+# What the targets would cost: the search under a budget of 0.15 of the
+# grid, and the floor of any rule deciding per configuration (every
+# configuration measured n times, the best median taken) as n grows.
+"$ROOT/build/tests/search-quality-t" --frontier
 
 "$SS" search "$SPEC" --replay "$CSV" --json >"$TMP/ad.json" 2>"$TMP/ad.err"
 a=$(grep -o '"launches":[0-9]*' "$TMP/ad.json" | cut -d: -f2)
