@@ -152,6 +152,14 @@ extern const char *const model_path_names[PATH_N];
  * (DPU K's J-th core). 0, or -1 after error(). */
 int model_host_name(const struct model_machine *mc, int r, char *buf, size_t len);
 
+/* The parameters as a SimGrid platform can hold them: a link has one
+ * bandwidth whichever rank starts the transfer, so a path's read and write
+ * costs become the larger of the two, and no cost is below 1e-6 us/B (the
+ * platform's bandwidths stop at 1 TB/s). model_platform_write() writes
+ * these, and `model --check --smpi` predicts with them, so that model and
+ * SMPI are compared on the same machine. */
+void model_params_platform(const struct model_params *in, struct model_params *out);
+
 /* Writes the SimGrid platform (XML 4.1) of machine mc with the links of p,
  * and the hostfile of its ranks in rank order (one simulated host per
  * rank). 0, or -1 after error(). */

@@ -194,6 +194,7 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 	struct store_point *pts = NULL;
 	struct cpoint *cp = NULL;
 	struct model_env env;
+	struct model_params sym;
 	size_t n = 0, nc;
 	char *abs = spec_run_key(path);
 	char *key = label ? xasprintf("%s:%s", abs, label) : xstrdup(abs);
@@ -207,9 +208,13 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 		return rc < 0 ? 1 : (error("model --check: the database holds no %s run of %s",
 					   label ? label : "measured", path), 1);
 	model_env_of(s, &env);
-	/* SMPI gives every rank a simulated host of its own: no core is shared. */
-	if (label && !strcmp(label, "smpi"))
+	/* SMPI gives every rank a simulated host of its own: no core is shared,
+	 * and its links are the platform's (model_params_platform). */
+	if (label && !strcmp(label, "smpi")) {
 		env.host_cores = env.dpu_cores = 1 << 20;
+		model_params_platform(mp, &sym);
+		mp = &sym;
+	}
 	if (store_load_points(st, run.id, STORE_VALID_ONLY, &pts, &n)) {
 		store_run_release(&run);
 		return 1;

@@ -43,6 +43,17 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+void model_params_platform(const struct model_params *in, struct model_params *out)
+{
+	*out = *in;
+	for (int k = 0; k < PATH_N; k++) {
+		struct model_link *l = &out->path[k];
+
+		l->g_read = l->g_write = max2(max2(l->g_read, l->g_write), 1e-6);
+		l->g_share = max2(l->g_share, 1e-6);
+	}
+}
+
 /* Hosts on node k's own cores: its host ranks, and its onload workers. */
 static int node_hosts(const struct model_machine *mc)
 {
@@ -160,7 +171,10 @@ static int write_hostfile(void *ctx, FILE *f)
 int model_platform_write(const struct model_params *p, const struct model_machine *mc,
 			 const char *platform, const char *hostfile)
 {
-	struct platform_ctx c = { p, mc };
+	struct model_params sym;
+	struct platform_ctx c = { &sym, mc };
+
+	model_params_platform(p, &sym);
 
 	if (mc->nodes < 1 || mc->ppn < 1 || mc->W < 1 || mc->wpn < 1)
 		return error("smpi: a platform needs nodes, host ranks and workers");

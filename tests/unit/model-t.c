@@ -10,6 +10,10 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static struct model_params flat(void)
 {
@@ -145,14 +149,50 @@ static void every_schedule(void)
 	ok(!bad, "allreduce comm time grows with the size");
 }
 
+/* The parameters SMPI's platform holds: one bandwidth per link. */
+static void platform_params(void)
+{
+	struct model_params p = flat(), q;
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8 };
+	char path[] = "/tmp/model-t-XXXXXX", plat[64], hf[64], line[512];
+	int found = 0;
+	FILE *f;
+
+	p.path[PATH_NET].g_share = 1e-9;
+	model_params_platform(&p, &q);
+	ok(q.path[PATH_SHM].g_read == 2e-3 && q.path[PATH_SHM].g_write == 2e-3,
+	   "platform: read and write cost the larger of the two");
+	ok(q.path[PATH_NET].g_share == 1e-6 && q.path[PATH_PCIE].g_share == 1e-3,
+	   "platform: no cost below 1e-6 us/B (1 TB/s), others kept");
+	ok(q.o == p.o && q.path[PATH_NET].L == p.path[PATH_NET].L, "platform: latencies and CPU costs kept");
+	/* The file says the same: a private link of 1 / 2e-3 us/B = 5e8 B/s. */
+	if (!mkdtemp(path)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	snprintf(plat, sizeof(plat), "%s/p.xml", path);
+	snprintf(hf, sizeof(hf), "%s/h", path);
+	ok(model_platform_write(&p, &mc, plat, hf) == 0, "platform written");
+	f = fopen(plat, "r");
+	while (f && fgets(line, sizeof(line), f))
+		found += strstr(line, "<cluster id=\"n0\"") && strstr(line, " bw=\"5e+08Bps\"");
+	if (f)
+		fclose(f);
+	ok(found == 1, "platform: node 0's private links at 5e+08 B/s");
+	remove(plat);
+	remove(hf);
+	rmdir(path);
+}
+
 int main(void)
 {
-	plan(15);
+	plan(20);
 	one_write();
 	two_reads();
 	poll_delay();
 	oversubscribed();
 	deadlock();
 	every_schedule();
+	platform_params();
 	return done_testing();
 }
