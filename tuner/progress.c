@@ -41,7 +41,7 @@ static void fmt_duration(char *buf, size_t len, double s)
 
 double progress_eta(const struct progress *p)
 {
-	if (!p->ran)
+	if (!p->ran || p->done > p->total)
 		return -1;
 	return (progress_now() - p->start) / (double)p->ran * (double)(p->total - p->done);
 }
@@ -52,9 +52,15 @@ static void status_line(struct progress *p, const char *now)
 
 	fmt_duration(el, sizeof(el), progress_now() - p->start);
 	fmt_duration(eta, sizeof(eta), progress_eta(p));
-	fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches] %ld points, %ld failed, "
-		"elapsed %s, ETA %s%s%s", p->done / p->reps, p->total / p->reps, p->done, p->total,
-		p->points, p->failed, el, eta, now ? "  " : "", now ? now : "");
+	if (p->done > p->total)
+		fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches +%ld racing] %ld points, "
+			"%ld failed, elapsed %s%s%s", p->total / p->reps, p->total / p->reps, p->total,
+			p->total, p->done - p->total, p->points, p->failed, el, now ? "  " : "",
+			now ? now : "");
+	else
+		fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches] %ld points, %ld failed, "
+			"elapsed %s, ETA %s%s%s", p->done / p->reps, p->total / p->reps, p->done,
+			p->total, p->points, p->failed, el, eta, now ? "  " : "", now ? now : "");
 	fflush(p->f);
 	p->line_open = 1;
 }
@@ -97,9 +103,16 @@ void progress_done(struct progress *p, const char *layout, int repetition, long 
 	}
 	fmt_duration(el, sizeof(el), progress_now() - p->start);
 	fmt_duration(eta, sizeof(eta), progress_eta(p));
-	fprintf(p->f, "[%ld/%ld] %s r%d: %s, %ld points in %.1fs (elapsed %s, ETA %s)\n",
-		p->done, p->total, layout, repetition, failure ? failure : "ok", points, seconds,
-		el, eta);
+	if (p->done > p->total)
+		/* Racing beyond the plan: launches until the verdicts or the
+		 * spec's max_repetitions, a count nobody knows in advance. */
+		fprintf(p->f, "[%ld/%ld +%ld racing] %s r%d: %s, %ld points in %.1fs (elapsed %s)\n",
+			p->total, p->total, p->done - p->total, layout, repetition,
+			failure ? failure : "ok", points, seconds, el);
+	else
+		fprintf(p->f, "[%ld/%ld] %s r%d: %s, %ld points in %.1fs (elapsed %s, ETA %s)\n",
+			p->done, p->total, layout, repetition, failure ? failure : "ok", points,
+			seconds, el, eta);
 	fflush(p->f);
 }
 

@@ -8,7 +8,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
-plan 51
+plan 54
 
 # A small sweep: 2 layouts x 2 repetitions, 2 points each.
 spec() {
@@ -169,5 +169,12 @@ ok "every layout has 2 or 3 launches ($(echo $per | tr '\n' ' '))" \
 	sh -c '! echo "$1" | awk -F"|" "\$2 < 2 || \$2 > 3 { bad = 1 } END { exit !bad }"' sh "$per"
 n=$(sqlite3 "$TMP/race.db" 'SELECT count(*) FROM launches')
 ok "no launch twice, at most 2 x 3" test "$n" -ge 4 -a "$n" -le 6
+# Progress past the plan says it is racing (no "[5/4]", no ETA it cannot know).
+grep '^\[' "$TMP/err" >"$TMP/prog"
+ok "progress: $(wc -l <"$TMP/prog") lines, one per launch" test "$(wc -l <"$TMP/prog")" -eq "$n"
+ok "progress never counts past the plan's 4 launches" \
+	sh -c '! grep -Eq "^\[([5-9]|[1-9][0-9]+)/4\]" "$1"' sh "$TMP/prog"
+ok "each launch past the 4th is counted as racing" \
+	test "$(grep -c '^\[4/4 +[0-9]* racing\] .* (elapsed [0-9hms]*)$' "$TMP/prog")" -eq $((n - 4))
 
 done_testing
