@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/bench/model.sh: the model's figures, printed beside their targets in
-# one run: the local grid measured (profiles/local.cfg, 6 launches), the
+# one run: the local grid measured twice (profiles/local.cfg, 6 launches
+# each, and racing), how far the two runs differ (the floor), the
 # model calibrated from its own 3 launches, --check against the grid
 # (median / max relative error of the offloaded time total_us, sweet spots
 # equal), and the time to predict a 1,024-node sweep. Prints, asserts nothing.
@@ -11,6 +12,34 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 DB=$T/model.db
 "$SS" run "$ROOT/profiles/local.cfg" --db "$DB" >/dev/null 2>&1
+# The floor: the same grid measured twice. A perfect model of one run
+# scores against the other what run 1 scores against run 2 here.
+"$SS" run "$ROOT/profiles/local.cfg" --db "$DB" --fresh >/dev/null 2>&1
+"$SS" results --db "$DB" --run 1 --json >"$T/r1.json" 2>/dev/null
+"$SS" results --db "$DB" --run 2 --json >"$T/r2.json" 2>/dev/null
+python3 - "$T/r1.json" "$T/r2.json" <<'P'
+import json, sys, statistics as st
+def load(path):
+    pts = {}
+    for x in json.load(open(path)):
+        if x.get("valid") and x.get("mode", "offload") == "offload":
+            k = (x["layout"], x["collective"], x["algorithm"], x["assignment"], x["bytes"])
+            pts.setdefault(k, []).append((x["total_us"], x["oe_measured"]))
+    return {k: (st.median(t for t, _ in v), st.median(o for _, o in v)) for k, v in pts.items()}
+def spots(m):
+    best = {}
+    for (lay, c, a, s, b), (_, oe) in m.items():
+        if (c, b) not in best or oe > best[(c, b)][1]:
+            best[(c, b)] = (lay, oe)
+    return {k: v[0] for k, v in best.items()}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+common = sorted(set(a) & set(b))
+err = sorted(abs(a[k][0] - b[k][0]) / b[k][0] for k in common)
+sa, sb = spots(a), spots(b)
+same = sum(1 for k in sb if sa.get(k) == sb[k])
+print("measured vs measured (the grid twice, %d points): total_us difference median %5.1f%%, max %6.1f%%; sweet spot equal in %d of %d: the floor of the model's figures below"
+      % (len(common), 100 * st.median(err), 100 * err[-1], same, len(sb)))
+P
 "$SS" model "$ROOT/profiles/local.cfg" --db "$DB" --check --json >"$T/check.json" 2>"$T/check.err"
 grep '^# model parameters' "$T/check.err" || true
 python3 - "$T/check.json" <<'P'
