@@ -67,6 +67,10 @@ struct model_machine {
 	int dpu;		/* workers on DPUs, else on the nodes' own cores */
 	int host_cores;		/* cores of a host node (oversubscription) */
 	int dpu_cores;		/* cores of a DPU */
+	/* Same-node peers reached by RMA (asynchronous, as the net path),
+	 * not by the initiator's copy into a shared window: the kernel under
+	 * SMPI, which gives ranks no shared window. 0: copies. */
+	int shm_rma;
 };
 
 /* What a point is, beyond the machine. */
@@ -120,6 +124,7 @@ struct model_env {
 	int host_cores, dpu_cores;
 	size_t mmax;
 	int has_reduction;
+	int shm_rma;		/* model_machine.shm_rma of every observation */
 };
 
 struct store_point;

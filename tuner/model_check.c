@@ -209,9 +209,11 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 					   label ? label : "measured", path), 1);
 	model_env_of(s, &env);
 	/* SMPI gives every rank a simulated host of its own: no core is shared,
-	 * and its links are the platform's (model_params_platform). */
+	 * no window is shared either (same-node transfers are RMA), and its
+	 * links are the platform's (model_params_platform). */
 	if (label && !strcmp(label, "smpi")) {
 		env.host_cores = env.dpu_cores = 1 << 20;
+		env.shm_rma = 1;
 		model_params_platform(mp, &sym);
 		mp = &sym;
 	}

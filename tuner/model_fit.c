@@ -36,7 +36,8 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 	    !(p->total_us > 0))
 		return -1;
 	o->mc = (struct model_machine){ p->hosts / p->ppn, p->ppn, p->workers, p->wpn,
-					!strcmp(p->placement, "dpu"), env->host_cores, env->dpu_cores };
+					!strcmp(p->placement, "dpu"), env->host_cores, env->dpu_cores,
+					env->shm_rma };
 	o->pt = (struct model_point){ c, a, s, p->bytes, env->mmax, env->has_reduction, 0, 0 };
 	o->ref_us = p->ref_us;
 	o->comm_us = p->comm_us;

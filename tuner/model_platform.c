@@ -6,11 +6,13 @@
  * and SMPI never puts two ranks behind one shared-memory window (the
  * kernel's shm fast path is then RMA through the node's links, see
  * README "The model"):
- *   node K      a <cluster> "nK" of hosts nK-0 .. (the host ranks, then the
- *               onload workers): each host's private link is one stream of
- *               the shm path (bandwidth 1/max(g_read, g_write), half its L),
- *               the backbone is the node's memory bus (1/g_share);
- *   DPU K       a <cluster> "dK" of hosts dK-0 .. (its workers), alike;
+ *   node K      a zone "nK" (routing Full) of hosts nK-0 .. (the host ranks,
+ *               then the onload workers) and a router nK-rt: each host's
+ *               link is one stream of the shm path (bandwidth 1/g, g the
+ *               larger of g_read and g_write, half its L; FATPIPE: each
+ *               transfer gets it whole), and every route within the node
+ *               or out of it crosses the node's memory bus (1/g_share);
+ *   DPU K       a zone "dK" of hosts dK-0 .. (its workers), alike;
  *   NIC K       a SPLITDUPLEX link from node K (and DPU K, which sits on
  *               the NIC) to the switch "sw": 1/g_share of the net path, the
  *               net path's L beyond the shm path's, half on each NIC;
@@ -72,13 +74,34 @@ int model_host_name(const struct model_machine *mc, int r, char *buf, size_t len
 	return 0;
 }
 
-static void cluster(FILE *f, char kind, int k, int nhosts, const struct model_link *stream,
-		    const struct model_link *bus)
+/* Node (or DPU) k as a zone of its own, routed in full: host j's link is
+ * one stream (FATPIPE: every transfer of the host gets the stream's
+ * bandwidth, as the model gives each transfer its own g; a <cluster>
+ * would share one link among all of a host's transfers, and SimGrid
+ * 3.32 ignores a cluster's sharing_policy="FATPIPE"), the backbone is
+ * the memory bus, shared by every transfer through it. */
+static void node_zone(FILE *f, char kind, int k, int nhosts, const struct model_link *stream,
+		      const struct model_link *bus)
 {
-	fprintf(f, " <cluster id=\"%c%d\" prefix=\"%c%d-\" suffix=\"\" radical=\"0-%d\" speed=\"%s\" "
-		"bw=\"%.6gBps\" lat=\"%.6gs\" bb_bw=\"%.6gBps\" bb_lat=\"0s\" router_id=\"%c%d-rt\"/>\n",
-		kind, k, kind, k, nhosts - 1, MODEL_SMPI_SPEED,
-		bps(max2(stream->g_read, stream->g_write)), sec(stream->L / 2), bps(bus->g_share), kind, k);
+	fprintf(f, " <zone id=\"%c%d\" routing=\"Full\">\n", kind, k);
+	for (int j = 0; j < nhosts; j++)
+		fprintf(f, "  <host id=\"%c%d-%d\" speed=\"%s\"/>\n", kind, k, j, MODEL_SMPI_SPEED);
+	fprintf(f, "  <router id=\"%c%d-rt\"/>\n", kind, k);
+	for (int j = 0; j < nhosts; j++)
+		fprintf(f, "  <link id=\"%c%d-%d-l\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" "
+			"sharing_policy=\"FATPIPE\"/>\n", kind, k, j,
+			bps(max2(stream->g_read, stream->g_write)), sec(stream->L / 2));
+	fprintf(f, "  <link id=\"%c%d-bus\" bandwidth=\"%.6gBps\" latency=\"0s\"/>\n", kind, k,
+		bps(bus->g_share));
+	for (int i = 0; i < nhosts; i++) {
+		for (int j = i + 1; j < nhosts; j++)
+			fprintf(f, "  <route src=\"%c%d-%d\" dst=\"%c%d-%d\"><link_ctn id=\"%c%d-%d-l\"/>"
+				"<link_ctn id=\"%c%d-bus\"/><link_ctn id=\"%c%d-%d-l\"/></route>\n",
+				kind, k, i, kind, k, j, kind, k, i, kind, k, kind, k, j);
+		fprintf(f, "  <route src=\"%c%d-%d\" dst=\"%c%d-rt\"><link_ctn id=\"%c%d-%d-l\"/>"
+			"<link_ctn id=\"%c%d-bus\"/></route>\n", kind, k, i, kind, k, kind, k, i, kind, k);
+	}
+	fprintf(f, " </zone>\n");
 }
 
 /* A one-way route between two zones' gateways over one link direction. */
@@ -144,9 +167,9 @@ static int write_platform(void *ctx, FILE *f)
 		"<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Floyd\">\n",
 		mc->nodes, mc->ppn, mc->W, mc->wpn, mc->dpu ? "DPU" : "node");
 	for (int k = 0; k < mc->nodes; k++)
-		cluster(f, 'n', k, node_hosts(mc), &c->p->path[PATH_SHM], &c->p->path[PATH_SHM]);
+		node_zone(f, 'n', k, node_hosts(mc), &c->p->path[PATH_SHM], &c->p->path[PATH_SHM]);
 	for (int k = 0; k < dpus; k++)
-		cluster(f, 'd', k, mc->wpn, &c->p->path[PATH_PCIE], &c->p->path[PATH_SHM]);
+		node_zone(f, 'd', k, mc->wpn, &c->p->path[PATH_PCIE], &c->p->path[PATH_SHM]);
 	fprintf(f, " <zone id=\"core\" routing=\"Full\"><router id=\"sw\"/></zone>\n");
 	for (int routes = 0; routes <= 1; routes++)
 		for (int k = 0; k < mc->nodes; k++)

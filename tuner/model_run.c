@@ -40,6 +40,7 @@ void model_env_of(const struct spec *s, struct model_env *env)
 	env->dpu_cores = (int)s->dpu_cores;
 	env->mmax = s->nsizes ? s->sizes[s->nsizes - 1] : 0;
 	env->has_reduction = 0;
+	env->shm_rma = 0;
 	for (size_t i = 0; i < s->collectives.nr; i++)
 		env->has_reduction |= colls_find(s->collectives.v[i]) &&
 				      colls_find(s->collectives.v[i])->reduction;
@@ -198,7 +199,7 @@ int model_predict_layout(const struct model_params *p, const struct spec *s,
 	int c, a, g;
 
 	o.mc = (struct model_machine){ (int)l->nodes, (int)l->ppn, (int)l->workers, (int)l->wpn,
-				       l->placement == PLACEMENT_DPU, env->host_cores, env->dpu_cores };
+				       l->placement == PLACEMENT_DPU, env->host_cores, env->dpu_cores, env->shm_rma };
 	for (size_t ci = 0; ci < s->collectives.nr; ci++)
 		for (size_t ai = 0; ai < s->algorithms.nr; ai++)
 			for (size_t si = 0; si < s->assignments.nr; si++)

@@ -187,12 +187,15 @@ static double later(double a, double b)
 }
 
 /* An asynchronous transfer of len bytes from node `from` to node `to`
- * (for pcie: toward the DPU or the host) posted at t; its completion. */
+ * (for pcie: toward the DPU or the host; for shm, with shm_rma: through
+ * the memory bus of node src's host (0) or DPU (1) side) posted at t; its
+ * completion. */
 static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, int toward_dpu,
 			 size_t len, double g, double t)
 {
 	const struct model_link *lk = &s->p->path[pk];
-	double *a = pk == PATH_NET ? &s->tx[src] : toward_dpu ? &s->ptx[src] : &s->prx[src];
+	double *a = pk == PATH_NET ? &s->tx[src] : pk == PATH_SHM ? &s->bus[2 * src + toward_dpu] :
+		    toward_dpu ? &s->ptx[src] : &s->prx[src];
 	double *b = pk == PATH_NET ? &s->rx[dst] : a;
 	double start = later(t, later(*a, *b)), busy = (double)len * lk->g_share;
 
@@ -213,7 +216,7 @@ static double post(struct sim *s, int r, size_t i)
 
 	k->t += s->p->o * k->f;
 	s->cpu += s->p->o;
-	if (pk == PATH_SHM) {
+	if (pk == PATH_SHM && !s->mc->shm_rma) {
 		/* The rma transport copies it at once, with our CPU, through
 		 * the node's memory bus. */
 		double *bus = &s->bus[2 * k->node + k->dpu];
@@ -226,7 +229,7 @@ static double post(struct sim *s, int r, size_t i)
 	} else {
 		int rd = op->kind == OP_READ;
 		int src = rd ? pnode : k->node, dst = rd ? k->node : pnode;
-		int toward_dpu = rd ? k->dpu : pdpu;
+		int toward_dpu = pk == PATH_SHM ? k->dpu : rd ? k->dpu : pdpu;
 
 		done = async_xfer(s, pk, src, dst, toward_dpu, len, g, k->t);
 	}

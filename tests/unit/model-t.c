@@ -38,7 +38,7 @@ static int near(double a, double b)
 static void one_write(void)
 {
 	struct model_params p = flat();
-	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8 };
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
 	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
 	struct model_pred o;
 
@@ -55,7 +55,7 @@ static void one_write(void)
 static void two_reads(void)
 {
 	struct model_params p = flat();
-	struct model_machine mc = { 3, 1, 1, 1, 1, 64, 8 };
+	struct model_machine mc = { 3, 1, 1, 1, 1, 64, 8, 0 };
 	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
 	struct model_pred o;
 
@@ -70,7 +70,7 @@ static void two_reads(void)
 static void poll_delay(void)
 {
 	struct model_params p = flat();
-	struct model_machine mc = { 4, 1, 2, 1, 1, 64, 8 };
+	struct model_machine mc = { 4, 1, 2, 1, 1, 64, 8, 0 };
 	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0 };
 	struct model_pred a, b;
 
@@ -84,7 +84,7 @@ static void poll_delay(void)
 static void oversubscribed(void)
 {
 	struct model_params p = flat();
-	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0 };
+	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0, 0 };
 	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
 	struct model_pred a, b;
 
@@ -102,7 +102,7 @@ static void oversubscribed(void)
 static void deadlock(void)
 {
 	struct model_params p = flat();
-	struct model_machine mc = { 1, 1, 1, 1, 0, 4, 0 };
+	struct model_machine mc = { 1, 1, 1, 1, 0, 4, 0, 0 };
 	struct coll_rank cr[2] = { 0 };
 
 	sched_wait_flag(&cr[1].off, 0, 0);
@@ -123,7 +123,7 @@ static void every_schedule(void)
 		for (int a = 0; a < ALG_N; a++)
 			for (int s = 0; s < ASG_N && alg_applies(c, a); s++)
 				for (int W = 1; W <= 4; W++) {
-					struct model_machine mc = { 2, 4, W, 2, s & 1, 8, 8 };
+					struct model_machine mc = { 2, 4, W, 2, s & 1, 8, 8, 0 };
 					struct model_point pt = { c, a, s, 1 << 16, 1 << 16, 1, 16384, 2 };
 					struct model_pred o;
 
@@ -138,7 +138,7 @@ static void every_schedule(void)
 	ok(!bad && n > 50, "every collective x algorithm x assignment, W 1..4: %d simulated", n);
 	bad = 0;
 	for (size_t m = 4096; m <= (1u << 20); m *= 4) {
-		struct model_machine mc = { 2, 4, 2, 1, 1, 8, 8 };
+		struct model_machine mc = { 2, 4, 2, 1, 1, 8, 8, 0 };
 		struct model_point pt = { COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0 };
 		struct model_pred o;
 
@@ -153,7 +153,7 @@ static void every_schedule(void)
 static void platform_params(void)
 {
 	struct model_params p = flat(), q;
-	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8 };
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
 	char path[] = "/tmp/model-t-XXXXXX", plat[64], hf[64], line[512];
 	int found = 0;
 	FILE *f;
@@ -175,7 +175,8 @@ static void platform_params(void)
 	ok(model_platform_write(&p, &mc, plat, hf) == 0, "platform written");
 	f = fopen(plat, "r");
 	while (f && fgets(line, sizeof(line), f))
-		found += strstr(line, "<cluster id=\"n0\"") && strstr(line, " bw=\"5e+08Bps\"");
+		found += strstr(line, "<link id=\"n0-0-l\" bandwidth=\"5e+08Bps\"") &&
+			 strstr(line, "sharing_policy=\"FATPIPE\"");
 	if (f)
 		fclose(f);
 	ok(found == 1, "platform: node 0's private links at 5e+08 B/s");
@@ -184,9 +185,32 @@ static void platform_params(void)
 	rmdir(path);
 }
 
+/* Same-node transfers by RMA (the kernel under SMPI): they overlap, where
+ * the initiator's copies follow one another; other paths do not change. */
+static void shm_rma(void)
+{
+	struct model_params p = flat();
+	struct model_machine cp = { 1, 4, 1, 1, 0, 64, 0, 0 }, rma = cp;
+	struct model_machine two = { 2, 1, 1, 1, 1, 64, 8, 0 }, two_rma = two;
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_pred a, b;
+
+	rma.shm_rma = two_rma.shm_rma = 1;
+	ok(model_predict(&p, &cp, &pt, &a) == 0 && model_predict(&p, &rma, &pt, &b) == 0,
+	   "shm_rma: predicts");
+	/* The root's 3 writes: copies take o + m g + L each, one after the
+	 * other (3 x 4.5 us); by RMA the bus (m g_share = 1 us each) is all
+	 * they share. */
+	ok(b.ref_us < a.ref_us - 2 * 4.5 + 2 * 1.0 + 1e-9, "shm_rma: the root's writes overlap (%g < %g)",
+	   b.ref_us, a.ref_us);
+	model_predict(&p, &two, &pt, &a);
+	model_predict(&p, &two_rma, &pt, &b);
+	ok(near(a.ref_us, b.ref_us) && near(a.comm_us, b.comm_us), "shm_rma: no same-node peer, no change");
+}
+
 int main(void)
 {
-	plan(20);
+	plan(23);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -194,5 +218,6 @@ int main(void)
 	deadlock();
 	every_schedule();
 	platform_params();
+	shm_rma();
 	return done_testing();
 }
