@@ -155,6 +155,34 @@ static json_t *sweet_spots(const struct cpoint *cp, size_t n, int *match, int *g
 	return arr;
 }
 
+/* Every point side by side: what --check compares, for a reader or a plot. */
+static json_t *compared(const struct cpoint *cp, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct model_obs *o = &cp[i].o;
+		const struct model_pred *p = &cp[i].pr;
+		json_t *j = json_object();
+
+		json_object_set_new(j, "layout", json_string(o->layout));
+		json_object_set_new(j, "collective", json_string(coll_names[o->pt.coll]));
+		json_object_set_new(j, "algorithm", json_string(alg_names[o->pt.alg]));
+		json_object_set_new(j, "assignment", json_string(asg_names[o->pt.asg]));
+		json_object_set_new(j, "bytes", json_integer((json_int_t)o->pt.m));
+		json_object_set_new(j, "measured_ref_us", json_real(o->ref_us));
+		json_object_set_new(j, "predicted_ref_us", json_real(p->ref_us));
+		json_object_set_new(j, "measured_comm_us", json_real(o->comm_us));
+		json_object_set_new(j, "predicted_comm_us", json_real(p->comm_us));
+		json_object_set_new(j, "measured_total_us", json_real(o->total_us));
+		json_object_set_new(j, "predicted_total_us", json_real(p->total_us));
+		json_object_set_new(j, "measured_oe", json_real(o->oe_measured));
+		json_object_set_new(j, "predicted_oe", json_real(p->oe_measured));
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
 static void print_text(json_t *res)
 {
 	size_t i;
@@ -247,6 +275,7 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 		json_object_set_new(res, "sweet_spots", sweet_spots(cp, nc, &match, &groups));
 		json_object_set_new(res, "sweet_spot_matches", json_integer(match));
 		json_object_set_new(res, "sweet_spot_groups", json_integer(groups));
+		json_object_set_new(res, "compared", compared(cp, nc));
 		if (json)
 			json_dumpf(res, stdout, JSON_INDENT(1)), putchar('\n');
 		else

@@ -8,7 +8,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 17
+plan 18
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -49,6 +49,16 @@ exits_with 0 "a sweep to check against" sweetspot run "$SPEC" --db "$DB"
 exits_with 0 "--check --json" sweetspot model "$SPEC" --db "$DB" --check --json
 sed 's/^/# /' "$TMP/out" | grep -E 'rel_err_median|sweet_spot_matches' | head -6
 like "$TMP/out" "\"points\": $npts" "--check compares every point of the run"
+# Each point side by side, and the errors are those of the pairs shown.
+ok "--check lists each point measured and predicted, and its errors are theirs" python3 -c '
+import json, sys, statistics as st
+c = json.load(open(sys.argv[1])); n = int(sys.argv[2]); x = c["compared"]
+keys = ("measured_total_us", "predicted_total_us", "measured_comm_us", "predicted_comm_us")
+assert len(x) == n and all(all(e[k] > 0 for k in keys) for e in x), "points"
+err = [abs(e["predicted_total_us"] - e["measured_total_us"]) / e["measured_total_us"] for e in x]
+a = [e for e in c["collectives"] if e["collective"] == "all"][0]
+assert abs(st.median(err) - a["total_rel_err_median"]) < 1e-9 and abs(max(err) - a["total_rel_err_max"]) < 1e-9, "errors"
+' "$TMP/out" "$npts"
 
 exits_with 0 "--nodes 64 --json" sweetspot model "$SPEC" --db "$DB" --nodes 64 --json
 ok "every record is of a 64-node machine" sh -c \
