@@ -16,7 +16,7 @@
 
 /* The geometry of a point (m = 1 byte and the largest chunk do for
  * talks_of: who talks to whom does not depend on them). */
-static struct coll_geom geom_of(const struct kctx *k, const struct kregion *rg, int c, int a,
+static struct coll_geom geom_of(const struct kctx *k, const struct sched_region *rg, int c, int a,
 				const int *owner, uint64_t m, int dt, int op)
 {
 	return (struct coll_geom){
@@ -61,7 +61,7 @@ static void talks_add(const struct kctx *k, const struct coll_geom *g, unsigned 
  * transports that connect pairs (verbs) connect only those; ranks 0 and 1
  * always (the p2p_bw measurement). A k-nomial tree's shape is its
  * radix's: every listed radix counts. */
-static unsigned char *talks_of(const struct kctx *k, const struct kregion *rg,
+static unsigned char *talks_of(const struct kctx *k, const struct sched_region *rg,
 			       int *const owners[ASG_N])
 {
 	unsigned char *talks = calloc((size_t)k->size, 1);
@@ -137,7 +137,7 @@ static int point_axes(struct kctx *k, struct runinfo *ri, struct coll_geom *g, i
 }
 
 /* Every listed point; 0, or -1 after a transport failure. */
-static int all_points(struct kctx *k, struct runinfo *ri, const struct kregion *rg,
+static int all_points(struct kctx *k, struct runinfo *ri, const struct sched_region *rg,
 		      int *const owners[ASG_N], FILE *out, int *invalid)
 {
 	const struct kopts *o = k->o;
@@ -166,7 +166,7 @@ static int all_points(struct kctx *k, struct runinfo *ri, const struct kregion *
 
 /* The transport's point-to-point write bandwidth at the largest size,
  * once per launch, as --mode bw measures it. */
-static int measure_p2p(struct kctx *k, const struct kregion *rg, struct runinfo *ri)
+static int measure_p2p(struct kctx *k, const struct sched_region *rg, struct runinfo *ri)
 {
 	struct point_result pr;
 	double us = 0;
@@ -183,7 +183,7 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 	struct kctx k = { .o = o, .world = world, .wcomm = MPI_COMM_NULL };
 	int *owners[ASG_N] = { NULL }, *host_node, *worker_node, ret = -1, invalid = 0;
 	unsigned char *talks = NULL;
-	struct kregion rg;
+	struct sched_region rg;
 	struct transport_cfg cfg;
 
 	MPI_Comm_rank(world, &k.rank);

@@ -525,21 +525,14 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 	return 0;
 }
 
-void kopts_region(const struct kopts *o, int hosts, struct kregion *r)
+void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 {
-	uint64_t mmax = 0, recv;
+	uint64_t mmax = 0, most = 0;
 
 	for (size_t i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > mmax)
 			mmax = o->sizes[i];
-	r->send = mmax;
-	recv = o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER)) ? (uint64_t)hosts * mmax : mmax;
-	/* 64-byte boundaries keep every element and flag aligned. */
-	r->scratch = (mmax + recv + 63) & ~(uint64_t)63;
-	r->flags = r->scratch;
-	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE))) {
-		uint64_t most = 0;
-
+	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE)))
 		for (size_t c = 0; c < o->nchunks; c++)
 			for (size_t w = 0; w < o->nwindows; w++) {
 				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax, o->chunks[c],
@@ -547,15 +540,13 @@ void kopts_region(const struct kopts *o, int hosts, struct kregion *r)
 
 				most = b > most ? b : most;
 			}
-		r->flags += most;
-	}
-	r->flags = (r->flags + 63) & ~(uint64_t)63;
-	r->bytes = r->flags + SCHED_FLAG_BYTES(hosts + o->workers);
+	sched_region(hosts, o->workers, mmax,
+		     !!(o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER))), most, r);
 }
 
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)
 {
-	struct kregion r;
+	struct sched_region r;
 
 	kopts_region(o, hosts, &r);
 	*send_area = r.send;

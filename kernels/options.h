@@ -72,18 +72,10 @@ int kopts_parse_faults(const char *s, unsigned *out, char *err, size_t errlen);
  * workers <= size/2), --ppn <= hosts, the per-rank region not absurd. */
 int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen);
 
-/* Where things are in each rank's region for the offload mode. */
-struct kregion {
-	uint64_t send;		/* S: the send area [0, S), the largest size */
-	uint64_t scratch;	/* R: past the receive area (hosts x largest
-				 * size when a gather or allgather is listed,
-				 * else the largest size); the reductions' scratch */
-	uint64_t flags;		/* F: the flags of SCHED_FLAG_BYTES */
-	uint64_t bytes;		/* the whole region */
-};
-
-/* The region of a launch with this many hosts (and o->workers workers). */
-void kopts_region(const struct kopts *o, int hosts, struct kregion *r);
+/* The region of a launch with this many hosts (and o->workers workers):
+ * sched_region() (kernels/sched/schedule.h) of the largest size, the
+ * listed collectives and the largest scratch of any chunk x window. */
+void kopts_region(const struct kopts *o, int hosts, struct sched_region *r);
 /* Its size; *send_area gets S. */
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area);
 

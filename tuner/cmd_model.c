@@ -12,6 +12,7 @@
 #include "error.h"
 #include "model_run.h"
 #include "model_store.h"
+#include "reduce.h"
 #include "recommend.h"
 #include "xalloc.h"
 
@@ -105,6 +106,14 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "assignment", json_string(asg_names[o->pt.asg]));
 	json_object_set_new(j, "mode", json_string("offload"));
 	json_object_set_new(j, "bytes", json_integer((json_int_t)o->pt.m));
+	/* The point's other axes, null where they do not apply (as results). */
+	json_object_set_new(j, "dtype", coll_is_reduction(o->pt.coll) ?
+				json_string(dtype_names[o->pt.dt]) : json_null());
+	json_object_set_new(j, "op", coll_is_reduction(o->pt.coll) ?
+				json_string(redop_names[o->pt.op]) : json_null());
+	json_object_set_new(j, "chunk", o->pt.chunk ? json_integer((json_int_t)o->pt.chunk) : json_null());
+	json_object_set_new(j, "window", o->pt.window ? json_integer(o->pt.window) : json_null());
+	json_object_set_new(j, "radix", o->pt.radix ? json_integer(o->pt.radix) : json_null());
 	json_object_set_new(j, "hosts", json_integer(o->mc.nodes * o->mc.ppn));
 	json_object_set_new(j, "workers", json_integer(o->mc.W));
 	json_object_set_new(j, "wpn", json_integer(o->mc.wpn));
@@ -127,6 +136,24 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	return j;
 }
 
+/* The axes beside the layout's, for the text output: "" when none. */
+static const char *axes_text(const struct model_point *pt)
+{
+	static char buf[96];
+	int n = 0;
+
+	buf[0] = 0;
+	if (coll_is_reduction(pt->coll))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " %s/%s", dtype_names[pt->dt],
+			      redop_names[pt->op]);
+	if (pt->chunk)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, " chunk %zu window %d", pt->chunk,
+			      pt->window);
+	if (pt->radix)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, " radix %d", pt->radix);
+	return buf;
+}
+
 static int on_pred(const struct model_obs *o, const struct model_pred *pr, void *data)
 {
 	struct out *out = data;
@@ -137,16 +164,27 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 		    o->mc.wpn, pr->oe_measured);
 	if (out->a->json)
 		json_array_append_new(out->arr, pred_json(o, pr));
-	else if (out->a->csv)
-		printf("%s,%s,%s,%s,%zu,%d,%d,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,true\n",
-		       o->layout, coll_names[o->pt.coll], alg_names[o->pt.alg], asg_names[o->pt.asg],
-		       o->pt.m, o->mc.nodes * o->mc.ppn, o->mc.W, o->mc.wpn, o->mc.dpu ? "dpu" : "onload",
-		       o->mc.nodes, o->mc.ppn, pr->ref_us, pr->comm_us, pr->compute_us, pr->total_us,
-		       pr->oe_measured, pr->oe_paper, pr->oe_measured_sd);
-	else
-		printf("%-28s %-10s %-9s %-9s %9zu %10.2f %10.2f %10.2f %7.2f +-%5.2f\n", o->layout,
+	else if (out->a->csv) {
+		char ch[24] = "", wi[16] = "", rx[16] = "";
+		int red = coll_is_reduction(o->pt.coll);
+
+		if (o->pt.chunk)
+			snprintf(ch, sizeof(ch), "%zu", o->pt.chunk);
+		if (o->pt.window)
+			snprintf(wi, sizeof(wi), "%d", o->pt.window);
+		if (o->pt.radix)
+			snprintf(rx, sizeof(rx), "%d", o->pt.radix);
+		printf("%s,%s,%s,%s,%zu,%d,%d,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%s,%s,%s,%s,%s,"
+		       "true\n", o->layout, coll_names[o->pt.coll], alg_names[o->pt.alg],
+		       asg_names[o->pt.asg], o->pt.m, o->mc.nodes * o->mc.ppn, o->mc.W, o->mc.wpn,
+		       o->mc.dpu ? "dpu" : "onload", o->mc.nodes, o->mc.ppn, pr->ref_us, pr->comm_us,
+		       pr->compute_us, pr->total_us, pr->oe_measured, pr->oe_paper, pr->oe_measured_sd,
+		       red ? dtype_names[o->pt.dt] : "", red ? redop_names[o->pt.op] : "", ch, wi, rx);
+	} else
+		printf("%-28s %-10s %-9s %-9s %9zu %10.2f %10.2f %10.2f %7.2f +-%5.2f%s\n", o->layout,
 		       coll_names[o->pt.coll], alg_names[o->pt.alg], asg_names[o->pt.asg], o->pt.m,
-		       pr->ref_us, pr->comm_us, pr->total_us, pr->oe_measured, pr->oe_measured_sd);
+		       pr->ref_us, pr->comm_us, pr->total_us, pr->oe_measured, pr->oe_measured_sd,
+		       axes_text(&o->pt));
 	return 0;
 }
 
@@ -204,7 +242,8 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 		ret = error("model: no layout to predict (W <= H at every WPN?)");
 	if (a->csv)
 		printf("layout,collective,algorithm,assignment,bytes,hosts,workers,wpn,placement,nodes,ppn,"
-		       "ref_us,comm_us,compute_us,total_us,oe_measured,oe_paper,oe_measured_sd,predicted\n");
+		       "ref_us,comm_us,compute_us,total_us,oe_measured,oe_paper,oe_measured_sd,"
+		       "dtype,op,chunk,window,radix,predicted\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; !ret && i < nl; i++)
 		ret = model_predict_layout(mp, s, &ls[i], &env, on_pred, &out);

@@ -39,18 +39,19 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 {
 	int H = mc->nodes * mc->ppn;
 	size_t mmax = pt->mmax > pt->m ? pt->mmax : pt->m;
-	size_t chunk = pt->chunk ? pt->chunk : 65536, R, F;
+	size_t chunk = pt->chunk ? pt->chunk : 65536;
 	int window = pt->window ? pt->window : 2;
+	struct sched_region rg;
 
-	R = (mmax + (size_t)H * mmax + 63) & ~(size_t)63;
-	F = R;
-	if (pt->has_reduction || coll_is_reduction(pt->coll))
-		F += sched_scratch_bytes(H, mc->W, mmax, chunk, window);
-	F = (F + 63) & ~(size_t)63;
+	/* Where the launch's other collectives would put the areas does not
+	 * change a time: the region as if gathers ran beside it. */
+	sched_region(H, mc->W, mmax, 1,
+		     pt->has_reduction || coll_is_reduction(pt->coll) ?
+		     sched_scratch_bytes(H, mc->W, mmax, chunk, window) : 0, &rg);
 	return (struct coll_geom){
-		.coll = pt->coll, .alg = pt->alg, .H = H, .W = mc->W, .m = pt->m, .S = mmax,
-		.owner = owner, .chunk = chunk, .window = window, .dt = DT_INT32, .op = RO_SUM,
-		.radix = 2, .R = R, .F = F,
+		.coll = pt->coll, .alg = pt->alg, .H = H, .W = mc->W, .m = pt->m, .S = rg.send,
+		.owner = owner, .chunk = chunk, .window = window, .dt = pt->dt, .op = pt->op,
+		.radix = pt->radix ? pt->radix : 2, .R = rg.scratch, .F = rg.flags,
 	};
 }
 

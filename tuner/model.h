@@ -83,6 +83,9 @@ struct model_point {
 	int has_reduction;	/* the launch lists a reduction (region layout) */
 	size_t chunk;		/* 0: the kernel's default, 64K */
 	int window;		/* 0: the kernel's default, 2 */
+	int radix;		/* knomial; 0: the kernel's default, 2 */
+	enum dtype dt;		/* reductions (DT_INT32, RO_SUM elsewhere) */
+	enum redop op;
 };
 
 struct model_pred {
@@ -109,6 +112,10 @@ int model_predict(const struct model_params *p, const struct model_machine *mc,
 /* The node of rank r (hosts ppn per node; worker k on node k / wpn) and
  * whether it sits on a DPU. */
 int model_rank_node(const struct model_machine *mc, int r, int *on_dpu);
+
+/* Whether a and b are the same point (field by field: a struct's padding
+ * is not compared). */
+int model_point_same(const struct model_point *a, const struct model_point *b);
 
 /* One measured point, as the fit and --check see it. */
 struct model_obs {

@@ -13,6 +13,7 @@
 #include "model_run.h"
 #include "xalloc.h"
 #include "recommend.h"
+#include "reduce.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -40,7 +41,7 @@ static double median(double *v, size_t n)
 /* Repetitions of one point: consecutive in the store's order. */
 static int same_point(const struct model_obs *a, const struct model_obs *b)
 {
-	return !strcmp(a->layout, b->layout) && !memcmp(&a->pt, &b->pt, sizeof(a->pt));
+	return !strcmp(a->layout, b->layout) && model_point_same(&a->pt, &b->pt);
 }
 
 static size_t collect(const struct store_point *pts, size_t n, const struct model_env *env,
@@ -170,6 +171,16 @@ static json_t *compared(const struct cpoint *cp, size_t n)
 		json_object_set_new(j, "algorithm", json_string(alg_names[o->pt.alg]));
 		json_object_set_new(j, "assignment", json_string(asg_names[o->pt.asg]));
 		json_object_set_new(j, "bytes", json_integer((json_int_t)o->pt.m));
+		if (coll_is_reduction(o->pt.coll)) {
+			json_object_set_new(j, "dtype", json_string(dtype_names[o->pt.dt]));
+			json_object_set_new(j, "op", json_string(redop_names[o->pt.op]));
+		}
+		if (o->pt.chunk) {
+			json_object_set_new(j, "chunk", json_integer((json_int_t)o->pt.chunk));
+			json_object_set_new(j, "window", json_integer(o->pt.window));
+		}
+		if (o->pt.radix)
+			json_object_set_new(j, "radix", json_integer(o->pt.radix));
 		json_object_set_new(j, "measured_ref_us", json_real(o->ref_us));
 		json_object_set_new(j, "predicted_ref_us", json_real(p->ref_us));
 		json_object_set_new(j, "measured_comm_us", json_real(o->comm_us));

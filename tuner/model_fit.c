@@ -9,6 +9,7 @@
  */
 #include "model.h"
 #include "coll.h"
+#include "reduce.h"
 #include "error.h"
 #include "store.h"
 
@@ -38,7 +39,23 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 	o->mc = (struct model_machine){ p->hosts / p->ppn, p->ppn, p->workers, p->wpn,
 					!strcmp(p->placement, "dpu"), env->host_cores, env->dpu_cores,
 					env->shm_rma };
-	o->pt = (struct model_point){ c, a, s, p->bytes, env->mmax, env->has_reduction, 0, 0 };
+	o->pt = (struct model_point){ c, a, s, p->bytes, env->mmax, env->has_reduction,
+				      p->chunk > 0 ? (size_t)p->chunk : 0, p->window > 0 ? p->window : 0,
+				      p->radix > 0 ? p->radix : 0, DT_INT32, RO_SUM };
+	if (p->dtype && *p->dtype) {
+		int d = index_of(dtype_names, DT_N, p->dtype);
+
+		if (d < 0)
+			return -1;
+		o->pt.dt = (enum dtype)d;
+	}
+	if (p->op && *p->op) {
+		int r = index_of(redop_names, RO_N, p->op);
+
+		if (r < 0)
+			return -1;
+		o->pt.op = (enum redop)r;
+	}
 	o->ref_us = p->ref_us;
 	o->comm_us = p->comm_us;
 	o->total_us = p->total_us;
@@ -47,6 +64,13 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 	o->layout = p->layout;
 	o->repetition = p->repetition;
 	return 0;
+}
+
+int model_point_same(const struct model_point *a, const struct model_point *b)
+{
+	return a->coll == b->coll && a->alg == b->alg && a->asg == b->asg && a->m == b->m &&
+	       a->mmax == b->mmax && a->has_reduction == b->has_reduction && a->chunk == b->chunk &&
+	       a->window == b->window && a->radix == b->radix && a->dt == b->dt && a->op == b->op;
 }
 
 static double sq_log(double pred, double meas)
@@ -151,7 +175,7 @@ double model_noise(const struct model_obs *obs, size_t n)
 		size_t k = 0, first = 1;
 
 		for (size_t j = 0; j < n; j++)
-			if (!strcmp(obs[i].layout, obs[j].layout) && !memcmp(&obs[i].pt, &obs[j].pt, sizeof(obs[i].pt))) {
+			if (!strcmp(obs[i].layout, obs[j].layout) && model_point_same(&obs[i].pt, &obs[j].pt)) {
 				first &= j >= i;
 				sum += log(obs[j].total_us);
 				k++;
@@ -160,7 +184,7 @@ double model_noise(const struct model_obs *obs, size_t n)
 			continue;
 		m = sum / (double)k;
 		for (size_t j = 0; j < n; j++)
-			if (!strcmp(obs[i].layout, obs[j].layout) && !memcmp(&obs[i].pt, &obs[j].pt, sizeof(obs[i].pt)))
+			if (!strcmp(obs[i].layout, obs[j].layout) && model_point_same(&obs[i].pt, &obs[j].pt))
 				ss += (log(obs[j].total_us) - m) * (log(obs[j].total_us) - m);
 		df += k - 1;
 	}

@@ -16,6 +16,8 @@
 #include "colls.h"
 #include "error.h"
 #include "model_store.h"
+#include "plan.h"
+#include "reduce.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -190,38 +192,55 @@ out:
 	return ret;
 }
 
+struct predict_ctx {
+	const struct model_params *p;
+	const struct model_env *env;
+	struct model_obs o;
+	int (*fn)(const struct model_obs *o, const struct model_pred *pr, void *data);
+	void *data;
+	int failed;
+};
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; s && i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+/* One point of the plan, with every axis it has (plan_foreach_point). */
+static int predict_point(const struct plan_point *pp, void *data)
+{
+	struct predict_ctx *x = data;
+	int c = name_index(coll_names, COLL_N, pp->collective);
+	int a = name_index(alg_names, ALG_N, pp->algorithm);
+	int g = name_index(asg_names, ASG_N, pp->assignment);
+	int d = pp->dtype ? name_index(dtype_names, DT_N, pp->dtype) : DT_INT32;
+	int r = pp->op ? name_index(redop_names, RO_N, pp->op) : RO_SUM;
+	struct model_pred pr;
+
+	if (c < 0 || a < 0 || g < 0 || d < 0 || r < 0)
+		return x->failed = error("model: %s %s %s is not a schedule the builders know",
+					 pp->collective, pp->algorithm, pp->assignment);
+	x->o.pt = (struct model_point){ (enum coll)c, (enum alg)a, (enum asg)g, pp->bytes,
+					x->env->mmax, x->env->has_reduction, pp->chunk, (int)pp->window,
+					(int)pp->radix, (enum dtype)d, (enum redop)r };
+	if (model_predict(x->p, &x->o.mc, &x->o.pt, &pr) || x->fn(&x->o, &pr, x->data))
+		return x->failed = -1;
+	return 0;
+}
+
 int model_predict_layout(const struct model_params *p, const struct spec *s,
 			 const struct layout *l, const struct model_env *env,
 			 int (*fn)(const struct model_obs *o, const struct model_pred *pr, void *data),
 			 void *data)
 {
-	struct model_obs o = { .layout = l->id, .repetition = 0 };
-	int c, a, g;
+	struct predict_ctx x = { p, env, { .layout = l->id, .repetition = 0 }, fn, data, 0 };
 
-	o.mc = (struct model_machine){ (int)l->nodes, (int)l->ppn, (int)l->workers, (int)l->wpn,
-				       l->placement == PLACEMENT_DPU, env->host_cores, env->dpu_cores, env->shm_rma };
-	for (size_t ci = 0; ci < s->collectives.nr; ci++)
-		for (size_t ai = 0; ai < s->algorithms.nr; ai++)
-			for (size_t si = 0; si < s->assignments.nr; si++)
-				for (size_t z = 0; z < s->nsizes; z++) {
-					struct model_pred pr;
-
-					if (!spec_algorithm_applies(s->collectives.v[ci], s->algorithms.v[ai]))
-						continue;
-					for (c = 0; c < COLL_N && strcmp(coll_names[c], s->collectives.v[ci]); c++)
-						;
-					for (a = 0; a < ALG_N && strcmp(alg_names[a], s->algorithms.v[ai]); a++)
-						;
-					for (g = 0; g < ASG_N && strcmp(asg_names[g], s->assignments.v[si]); g++)
-						;
-					if (c == COLL_N || a == ALG_N || g == ASG_N)
-						return error("model: %s %s %s is not a schedule the builders know",
-							     s->collectives.v[ci], s->algorithms.v[ai],
-							     s->assignments.v[si]);
-					o.pt = (struct model_point){ c, a, g, s->sizes[z], env->mmax,
-								     env->has_reduction, 0, 0 };
-					if (model_predict(p, &o.mc, &o.pt, &pr) || fn(&o, &pr, data))
-						return -1;
-				}
-	return 0;
+	x.o.mc = (struct model_machine){ (int)l->nodes, (int)l->ppn, (int)l->workers, (int)l->wpn,
+					 l->placement == PLACEMENT_DPU, env->host_cores, env->dpu_cores,
+					 env->shm_rma };
+	plan_foreach_point(s, predict_point, &x);
+	return x.failed ? -1 : 0;
 }

@@ -182,6 +182,7 @@ static int geometry(const struct layout *l, const struct plan_point *pt, int *ow
 	int dt = pt->dtype ? lookup(dtype_names, DT_N, pt->dtype) : DT_INT32;
 	int op = pt->op ? lookup(redop_names, RO_N, pt->op) : RO_SUM;
 	int H = (int)l->hosts, W = (int)l->workers, ret;
+	struct sched_region rg;
 	int *hn = xcalloc((size_t)H, sizeof(int)), *wn = xcalloc((size_t)W, sizeof(int));
 
 	if (c < 0 || a < 0 || asg < 0 || dt < 0 || op < 0 || !alg_applies(c, a)) {
@@ -201,8 +202,9 @@ static int geometry(const struct layout *l, const struct plan_point *pt, int *ow
 		.chunk = pt->chunk ? pt->chunk : SPEC_DEFAULT_CHUNK,
 		.window = pt->window ? (int)pt->window : SPEC_DEFAULT_WINDOW,
 		.dt = (enum dtype)dt, .op = (enum redop)op, .radix = pt->radix ? (int)pt->radix : 2 };
-	g->R = (pt->bytes + (uint64_t)H * pt->bytes + 63) & ~(uint64_t)63;
-	g->F = (g->R + sched_scratch_bytes(H, W, pt->bytes, g->chunk, g->window) + 63) & ~(uint64_t)63;
+	sched_region(H, W, pt->bytes, 1, sched_scratch_bytes(H, W, pt->bytes, g->chunk, g->window), &rg);
+	g->R = rg.scratch;
+	g->F = rg.flags;
 	return ret ? -1 : 0;
 }
 

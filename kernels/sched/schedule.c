@@ -72,6 +72,17 @@ size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window)
 	return am * (1 + (size_t)sched_levels(W)) + (size_t)window * ((size_t)H + (size_t)W) * cs + 64;
 }
 
+void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+		  struct sched_region *r)
+{
+	uint64_t recv = gathers ? (uint64_t)H * m : m;
+
+	r->send = m;
+	r->scratch = (m + recv + 63) & ~(uint64_t)63;
+	r->flags = (r->scratch + scratch_bytes + 63) & ~(uint64_t)63;
+	r->bytes = r->flags + SCHED_FLAG_BYTES(H + W);
+}
+
 int sched_add(struct sched *s, enum op_kind kind, int peer, size_t loff, size_t roff, size_t len)
 {
 	s->ops = grow(s->ops, &s->alloc, s->n, sizeof(*s->ops));

@@ -141,6 +141,21 @@ struct coll_rank {
  * W workers, a vector of m bytes and the given chunk and window. */
 size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window);
 
+/* The region every rank exposes, as the kernel lays it out: one
+ * definition for the kernel (kopts_region), the model and the planner's
+ * costs. The send area [0, send) holds the largest size m; the receive
+ * area follows it (H x m when a gather or allgather runs, else m); the
+ * reductions' scratch starts at `scratch` (the caller's largest
+ * sched_scratch_bytes(), 0 without reductions); the flags
+ * (SCHED_FLAG_BYTES of H + W ranks) at `flags`; `bytes` in all. Every
+ * offset is on a 64-byte boundary, so every element and flag is aligned. */
+struct sched_region {
+	uint64_t send, scratch, flags, bytes;
+};
+
+void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+		  struct sched_region *r);
+
 /* The full-vector buffers recdbl's combine keeps, one per stage, so that
  * what a partner reads is never overwritten in the iteration: 1 + log2 of
  * the largest power of two <= W. */

@@ -8,7 +8,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 18
+plan 23
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -63,6 +63,24 @@ assert abs(st.median(err) - a["total_rel_err_median"]) < 1e-9 and abs(max(err) -
 exits_with 0 "--nodes 64 --json" sweetspot model "$SPEC" --db "$DB" --nodes 64 --json
 ok "every record is of a 64-node machine" sh -c \
 	"[ \$(grep -c '\"nodes\": 64' '$TMP/out') -gt 0 ] && ! grep '\"nodes\":' '$TMP/out' | grep -qv '\"nodes\": 64'"
+
+# A point's own axes: gather pipelined at 2 chunks x 2 windows is 4 points,
+# each predicted with its chunk and window and checked apart.
+sed -e 's/collectives = \[ "bcast", "gather" \];/collectives = [ "gather" ]; chunks = [ "4K", "8K" ]; windows = [ 1, 2 ];/' \
+    -e 's/sizes = "4K:16K";/sizes = "16K";/' -e 's/wpn = \[ 1, 2 \]; workers = \[ 1, 2 \];/wpn = [ 1 ]; workers = [ 1 ];/' \
+	"$SPEC" >"$TMP/p.cfg"
+exits_with 0 "a pipelined spec predicted" sweetspot model "$TMP/p.cfg" --db "$DB" --json
+ok "4 points, each with its chunk and window, predicted apart" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))
+k = sorted((e["chunk"], e["window"]) for e in x)
+assert k == [(4096, 1), (4096, 2), (8192, 1), (8192, 2)], k
+c = {(e["chunk"], e["window"]): e["comm_us"] for e in x}
+assert c[(4096, 1)] != c[(8192, 2)], c
+' "$TMP/out"
+exits_with 0 "and measured" sweetspot run "$TMP/p.cfg" --db "$DB"
+exits_with 0 "--check keeps the 4 points apart" sweetspot model "$TMP/p.cfg" --db "$DB" --check --json
+like "$TMP/out" '"points": 4,' "--check compares 4 points"
 
 exits_with 2 "an unknown option" sweetspot model "$SPEC" --db "$DB" --frobnicate
 exits_with 2 "--nodes 0" sweetspot model "$SPEC" --db "$DB" --nodes 0

@@ -39,7 +39,7 @@ static void one_write(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
 	struct model_pred o;
 
 	ok(model_predict(&p, &mc, &pt, &o) == 0, "bcast on 2 nodes predicts");
@@ -56,7 +56,7 @@ static void two_reads(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 3, 1, 1, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
 	struct model_pred o;
 
 	model_predict(&p, &mc, &pt, &o);
@@ -71,7 +71,7 @@ static void poll_delay(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 4, 1, 2, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0 };
+	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0, 0, DT_INT32, RO_SUM };
 	struct model_pred a, b;
 
 	model_predict(&p, &mc, &pt, &a);
@@ -85,7 +85,7 @@ static void oversubscribed(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0, 0 };
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
 	struct model_pred a, b;
 
 	p.path[PATH_SHM].g_share = 0;
@@ -124,7 +124,7 @@ static void every_schedule(void)
 			for (int s = 0; s < ASG_N && alg_applies(c, a); s++)
 				for (int W = 1; W <= 4; W++) {
 					struct model_machine mc = { 2, 4, W, 2, s & 1, 8, 8, 0 };
-					struct model_point pt = { c, a, s, 1 << 16, 1 << 16, 1, 16384, 2 };
+					struct model_point pt = { c, a, s, 1 << 16, 1 << 16, 1, 16384, 2, 0, DT_INT32, RO_SUM };
 					struct model_pred o;
 
 					n++;
@@ -139,7 +139,7 @@ static void every_schedule(void)
 	bad = 0;
 	for (size_t m = 4096; m <= (1u << 20); m *= 4) {
 		struct model_machine mc = { 2, 4, 2, 1, 1, 8, 8, 0 };
-		struct model_point pt = { COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0 };
+		struct model_point pt = { COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0, 0, DT_INT32, RO_SUM };
 		struct model_pred o;
 
 		model_predict(&p, &mc, &pt, &o);
@@ -192,7 +192,7 @@ static void shm_rma(void)
 	struct model_params p = flat();
 	struct model_machine cp = { 1, 4, 1, 1, 0, 64, 0, 0 }, rma = cp;
 	struct model_machine two = { 2, 1, 1, 1, 1, 64, 8, 0 }, two_rma = two;
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
 	struct model_pred a, b;
 
 	rma.shm_rma = two_rma.shm_rma = 1;
@@ -208,9 +208,32 @@ static void shm_rma(void)
 	ok(near(a.ref_us, b.ref_us) && near(a.comm_us, b.comm_us), "shm_rma: no same-node peer, no change");
 }
 
+/* A point's radix and chunk are the ones simulated: a k-nomial bcast of
+ * 8 workers is 3 levels deep at radix 2 and 2 at radix 4; 4 chunks of a
+ * pipelined gather are more operations than 1. */
+static void point_axes(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 8, 1, 8, 1, 1, 64, 8, 0 };
+	struct model_point k2 = { COLL_BCAST, ALG_KNOMIAL, ASG_BLOCK, 4096, 4096, 0, 4096, 1, 2,
+				  DT_INT32, RO_SUM }, k4 = k2;
+	struct model_point c1 = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 4096, 4096, 0, 4096, 1, 0,
+				  DT_INT32, RO_SUM }, c4 = c1;
+	struct model_pred a, b;
+	int rc;
+
+	k4.radix = 4;
+	rc = model_predict(&p, &mc, &k2, &a) | model_predict(&p, &mc, &k4, &b);
+	ok(rc == 0 && b.comm_us < a.comm_us, "radix 4 is a shallower tree than radix 2 (%g < %g us)",
+	   b.comm_us, a.comm_us);
+	c4.chunk = 1024;
+	rc = model_predict(&p, &mc, &c1, &a) | model_predict(&p, &mc, &c4, &b);
+	ok(rc == 0 && b.ops > a.ops, "4 chunks are more operations than 1 (%zu > %zu)", b.ops, a.ops);
+}
+
 int main(void)
 {
-	plan(23);
+	plan(25);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -219,5 +242,6 @@ int main(void)
 	every_schedule();
 	platform_params();
 	shm_rma();
+	point_axes();
 	return done_testing();
 }
