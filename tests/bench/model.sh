@@ -64,9 +64,10 @@ sed -n 's/^# model: \(.*\)/1,024 nodes x 8 PPN x 8 WPN (bcast, gather; 12 points
 # nodes x 7 PPN + 128 workers (1,024 ranks), one launch each.
 if [ -x "$ROOT/bin/smpi/sweetspot-kernel" ] && command -v smpirun >/dev/null; then
 	# One size and the spec's limit raised: a 256-rank launch of three
-	# sizes did not finish in the local spec's 60 s.
+	# sizes did not finish in the local spec's 60 s; the 1,024-rank one
+	# takes some 9 minutes here.
 	sed -e 's/collectives = \[ "bcast", "gather" \];/collectives = [ "bcast" ];/' \
-	    -e 's/sizes = "4K:16K";/sizes = "16K";/' -e 's/time_limit = 60;/time_limit = 900;/' "$T/bg.cfg" >"$T/sm.cfg"
+	    -e 's/sizes = "4K:16K";/sizes = "16K";/' -e 's/time_limit = 60;/time_limit = 1800;/' "$T/bg.cfg" >"$T/sm.cfg"
 	for n in 32 128; do
 		db=$T/smpi-$n.db
 		cp "$DB" "$db"
@@ -78,8 +79,9 @@ if [ -x "$ROOT/bin/smpi/sweetspot-kernel" ] && command -v smpirun >/dev/null; th
 import json, sys
 c = json.load(open(sys.argv[1]))
 e = [x for x in c["collectives"] if x["collective"] == "all"][0]
-print("model vs SMPI at %s ranks (bcast, %d points, SMPI %s s): total_us error median %5.1f%%, max %6.1f%% (target within 10%%)"
-      % (sys.argv[2], e["points"], sys.argv[3], 100 * e["total_rel_err_median"], 100 * e["total_rel_err_max"]))
+print("model vs SMPI at %s ranks (bcast, %d points, SMPI %s s): total_us error median %5.1f%%, max %6.1f%% (target within 10%%); comm_us median %5.1f%%, max %6.1f%%"
+      % (sys.argv[2], e["points"], sys.argv[3], 100 * e["total_rel_err_median"], 100 * e["total_rel_err_max"],
+         100 * e["comm_rel_err_median"], 100 * e["comm_rel_err_max"]))
 P
 	done
 else
