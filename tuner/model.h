@@ -57,6 +57,10 @@ struct model_params {
 	unsigned calibrated;	/* bit per path kind the data determined */
 };
 
+/* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
+ * memory or link these kernels run on; the SMPI platform's ceiling too. */
+#define MODEL_G_MIN 1e-6
+
 /* Defaults of a machine never measured (order of magnitude of a
  * 100 Gb/s NIC and a DDR4 node); calibration replaces them. */
 void model_params_default(struct model_params *p);

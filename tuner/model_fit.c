@@ -122,6 +122,9 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 	struct model_link *shm = &p->path[PATH_SHM];
 	double *v[] = { &shm->L, &shm->g_read, &shm->g_write, &shm->g_share, &p->o,
 			&p->g_reduce, &p->g_copy, &p->poll, &p->t0 };
+	/* No cost per byte below MODEL_G_MIN (1 TB/s): small sizes cannot
+	 * tell such a cost from zero, and a fit left free drove one to 1e-16. */
+	static const int per_byte[] = { 0, 1, 1, 1, 0, 1, 1, 0, 0 };
 	const int nv = (int)(sizeof(v) / sizeof(*v));
 	double best, k = 4;
 	unsigned used = 1u << PATH_SHM;
@@ -129,6 +132,9 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 
 	if (!n)
 		return error("model: no measured point to calibrate from");
+	for (int j = 0; j < nv; j++)
+		if (per_byte[j] && *v[j] < MODEL_G_MIN)
+			*v[j] = MODEL_G_MIN;
 	best = cost(p, obs, n, &terms);
 	if (!isfinite(best))
 		return error("model: the starting parameters cannot predict the calibration points");
@@ -140,6 +146,10 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 				double old = *v[j], c;
 
 				*v[j] = dir ? old / k : old * k;
+				if (per_byte[j] && *v[j] < MODEL_G_MIN) {
+					*v[j] = old;
+					continue;
+				}
 				c = cost(p, obs, n, NULL);
 				if (c < best - 1e-12) {
 					best = c;

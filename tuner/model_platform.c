@@ -32,7 +32,7 @@
  * precision (surf/precision, 1e-9 s) lose their order. */
 static double bps(double g_us_per_byte)
 {
-	return g_us_per_byte > 1e-6 ? 1e6 / g_us_per_byte : 1e12;
+	return g_us_per_byte > MODEL_G_MIN ? 1e6 / g_us_per_byte : 1e6 / MODEL_G_MIN;
 }
 
 static double sec(double us)
@@ -51,8 +51,8 @@ void model_params_platform(const struct model_params *in, struct model_params *o
 	for (int k = 0; k < PATH_N; k++) {
 		struct model_link *l = &out->path[k];
 
-		l->g_read = l->g_write = max2(max2(l->g_read, l->g_write), 1e-6);
-		l->g_share = max2(l->g_share, 1e-6);
+		l->g_read = l->g_write = max2(max2(l->g_read, l->g_write), MODEL_G_MIN);
+		l->g_share = max2(l->g_share, MODEL_G_MIN);
 	}
 }
 

@@ -231,9 +231,45 @@ static void point_axes(void)
 	ok(rc == 0 && b.ops > a.ops, "4 chunks are more operations than 1 (%zu > %zu)", b.ops, a.ops);
 }
 
+/* A fit never gives a cost per byte below MODEL_G_MIN, even where the
+ * data would take it lower: times made with writes at 1e-9 us/B. */
+static void fit_floor(void)
+{
+	struct model_params truth = flat(), p;
+	struct model_obs obs[8];
+	size_t n = 0;
+	int low = 0;
+
+	truth.path[PATH_SHM].g_write = 1e-9;
+	for (int k = 0; k < PATH_N; k++)
+		truth.path[k] = truth.path[PATH_SHM];
+	for (int w = 1; w <= 2; w++)
+		for (size_t m = 1024; m <= 65536; m *= 8) {
+			struct model_obs *o = &obs[n++];
+			struct model_pred pr;
+
+			*o = (struct model_obs){ .mc = { 1, 3, w, w, 0, 64, 0, 0 },
+				.pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, m, 65536, 0, 0, 0, 0, DT_INT32, RO_SUM },
+				.layout = w == 1 ? "a" : "b" };
+			model_predict(&truth, &o->mc, &o->pt, &pr);
+			o->ref_us = pr.ref_us;
+			o->comm_us = pr.comm_us;
+			o->total_us = pr.total_us;
+		}
+	/* From the truth itself: a fit without the floor has no reason to move. */
+	p = truth;
+	ok(model_fit(obs, n, &p) == 0, "fit: %zu points", n);
+	for (int k = 0; k < PATH_N; k++)
+		low += p.path[k].g_read < MODEL_G_MIN || p.path[k].g_write < MODEL_G_MIN ||
+		       p.path[k].g_share < MODEL_G_MIN;
+	low += p.g_reduce < MODEL_G_MIN || p.g_copy < MODEL_G_MIN;
+	ok(!low, "fit: every cost per byte at least %g us/B (g_write %g)", MODEL_G_MIN,
+	   p.path[PATH_SHM].g_write);
+}
+
 int main(void)
 {
-	plan(25);
+	plan(27);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -243,5 +279,6 @@ int main(void)
 	platform_params();
 	shm_rma();
 	point_axes();
+	fit_floor();
 	return done_testing();
 }
