@@ -299,8 +299,10 @@ static void model_json(json_t *obj, const struct search_space *sp, const struct 
 	for (size_t d = 0; d < ms->ngroups; d++) {
 		const struct model_search_group *g = &ms->groups[d];
 
-		json_array_append_new(pred, json_pack("{s:s, s:I, s:o, s:o, s:o, s:I}",
+		json_array_append_new(pred, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:I}",
 			"collective", g->collective, "bytes", (json_int_t)g->bytes,
+			"dtype", g->dtype ? json_string(g->dtype) : json_null(),
+			"op", g->op ? json_string(g->op) : json_null(),
 			"layout", g->best >= 0 ? json_string(sp->layouts[g->best].id) : json_null(),
 			"oe_measured", num_or_null(g->oe), "oe_measured_sd", num_or_null(g->sd),
 			"candidates", (json_int_t)g->ncandidates));
@@ -511,8 +513,9 @@ static void print_model(const struct search_space *sp, const struct search_resul
 		const struct model_search_group *g = &ms->groups[d];
 
 		if (g->best >= 0)
-			printf("    predicted %s %s: %s, OE %.1f +- %.1f; %u candidate%s\n",
-			       g->collective, format_size(g->bytes, sz, sizeof(sz)),
+			printf("    predicted %s %s%s%s%s%s: %s, OE %.1f +- %.1f; %u candidate%s\n",
+			       g->collective, format_size(g->bytes, sz, sizeof(sz)), g->dtype ? " " : "",
+			       g->dtype ? g->dtype : "", g->op ? " " : "", g->op ? g->op : "",
 			       sp->layouts[g->best].id, g->oe, g->sd, g->ncandidates,
 			       g->ncandidates == 1 ? "" : "s");
 	}

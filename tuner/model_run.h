@@ -50,6 +50,7 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 struct model_search_group {
 	const char *collective;	/* borrowed from the search space */
 	uint64_t bytes;
+	const char *dtype, *op;	/* reductions (as recommend decides); NULL else */
 	long best;		/* predicted best layout; -1: none */
 	double oe, sd;		/* its predicted oe_measured and sd */
 	unsigned ncandidates;	/* layouts it puts forward */

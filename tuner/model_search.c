@@ -3,7 +3,8 @@
  * model's parameters come from the database when it holds them for this
  * spec (as `sweetspot model` stores them), else from a calibration (its
  * launches counted here, apart from the search's); then every layout of
- * the plan is predicted and, per decision group (collective, bytes), the
+ * the plan is predicted and, per decision group (collective, bytes, and
+ * for reductions dtype and op, as recommend decides), the
  * predicted best layout and those the prediction's uncertainty cannot
  * tell from it become candidates (model_run.h). Only candidates are
  * launched: the search's statistics, not the model, make the decision.
@@ -13,6 +14,7 @@
 #include "error.h"
 #include "model_store.h"
 #include "recommend.h"
+#include "reduce.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -75,10 +77,17 @@ out:
 	return ret;
 }
 
-static long group_of(const struct model_search *ms, const char *coll, uint64_t bytes)
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static long group_of(const struct model_search *ms, const char *coll, uint64_t bytes,
+		     const char *dtype, const char *op)
 {
 	for (size_t d = 0; d < ms->ngroups; d++)
-		if (ms->groups[d].bytes == bytes && !strcmp(ms->groups[d].collective, coll))
+		if (ms->groups[d].bytes == bytes && !strcmp(ms->groups[d].collective, coll) &&
+		    same_str(ms->groups[d].dtype, dtype) && same_str(ms->groups[d].op, op))
 			return (long)d;
 	return -1;
 }
@@ -86,7 +95,9 @@ static long group_of(const struct model_search *ms, const char *coll, uint64_t b
 static int on_pred(const struct model_obs *o, const struct model_pred *pr, void *data)
 {
 	struct grid_pred *gp = data;
-	long d = group_of(gp->ms, coll_names[o->pt.coll], o->pt.m);
+	int red = coll_is_reduction(o->pt.coll);
+	long d = group_of(gp->ms, coll_names[o->pt.coll], o->pt.m, red ? dtype_names[o->pt.dt] : NULL,
+			  red ? redop_names[o->pt.op] : NULL);
 	size_t k;
 
 	if (d < 0 || !isfinite(pr->oe_measured))
@@ -99,14 +110,18 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 	return 0;
 }
 
-/* The decision groups of sp, (collective, bytes) in the order of its groups. */
+/* The decision groups of sp, (collective, bytes, dtype, op) as recommend
+ * decides them, in the order of its groups. */
 static void build_groups(const struct search_space *sp, struct model_search *ms)
 {
 	ms->groups = xcalloc(sp->ngroups + 1, sizeof(*ms->groups));
-	for (size_t g = 0; g < sp->ngroups; g++)
-		if (group_of(ms, sp->groups[g].collective, sp->groups[g].bytes) < 0)
+	for (size_t g = 0; g < sp->ngroups; g++) {
+		const struct search_group *gr = &sp->groups[g];
+
+		if (group_of(ms, gr->collective, gr->bytes, gr->dtype, gr->op) < 0)
 			ms->groups[ms->ngroups++] = (struct model_search_group){
-				sp->groups[g].collective, sp->groups[g].bytes, -1, NAN, NAN, 0 };
+				gr->collective, gr->bytes, gr->dtype, gr->op, -1, NAN, NAN, 0 };
+	}
 }
 
 /* Decision group d's candidates into ms->only: the predicted best, then

@@ -10,7 +10,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 19
+plan 21
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 # search-local.cfg with four layouts (1 to 4 onload workers, as many WPN).
@@ -46,7 +46,7 @@ is "$(folders 'n1-ppn3-*-r*')" "3" "a launch folder per calibration launch"
 like "$TMP/m1.json" '"decisions":\[\{"collective":"bcast","bytes":4096,"verdict":"(best|tie|undecided)","choice":\{"layout":"n1-ppn4-w[1-4]-wpn[1-4]-onload"' \
 	"the decision for bcast 4K, as the other strategies give it"
 like "$TMP/m1.json" "\"measured\":$k," "decided over the candidates measured"
-like "$TMP/m1.json" '"predicted":\[\{"collective":"bcast","bytes":4096,"layout":"n1-ppn4-' \
+like "$TMP/m1.json" '"predicted":\[\{"collective":"bcast","bytes":4096,"dtype":null,"op":null,"layout":"n1-ppn4-' \
 	"the model's predicted best"
 
 exits_with 0 "the same search again" \
@@ -56,6 +56,20 @@ like "$TMP/out" '^model: parameters stored for this spec, no calibration launch$
 like "$TMP/out" "^launches: $((2 * k)) measuring \+ 0 calibrating = $((2 * k)) in total, against 8 for the full grid$" \
 	"launches against the grid's, in words"
 is "$(folders 'n1-ppn3-*-r*')" "3" "no new calibration launch"
+
+# Reductions: a decision group per dtype and op, as recommend decides.
+sed -e "s#\.\./\.\./bin/sweetspot-kernel#$BIN/sweetspot-kernel#" \
+    -e 's/collectives = \[ "bcast" \];/collectives = [ "allreduce" ]; algorithms = [ "slice" ]; dtypes = [ "int32", "double" ]; ops = [ "sum" ];/' \
+    -e 's/repetitions = 2;/repetitions = 1;/' "$ROOT/tests/data/search-local.cfg" >"$TMP/red.cfg"
+exits_with 0 "model search over 2 dtypes" \
+	sweetspot search "$TMP/red.cfg" --strategy model --db "$TMP/red.db" --json --max-repetitions 1
+ok "a prediction and a decision per dtype" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+p = sorted((g["dtype"], g["op"]) for g in j["predicted"])
+d = sorted((g["dtype"], g["op"]) for g in j["decisions"])
+assert p == d == [("double", "sum"), ("int32", "sum")], (p, d)
+' "$TMP/out"
 
 exits_with 2 "--strategy model with --replay" \
 	sweetspot search "$SPEC" --strategy model --replay "$ROOT/tests/data/search-local.cfg"
