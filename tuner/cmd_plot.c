@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "error.h"
+#include "model_run.h"
 #include "parse.h"
 #include "plot.h"
 #include "recommend.h"
@@ -18,18 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_DB, OPT_CSV, OPT_RUN, OPT_OUTPUT, NOPTS };
+enum { OPT_DB, OPT_CSV, OPT_RUN, OPT_OUTPUT, OPT_MODEL, NOPTS };
 
 static const struct cli_option plot_options[NOPTS + 1] = {
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	[OPT_CSV] = { "csv", 0, "FILE", "a replay table instead (sweetspot search --replay's format)" },
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },
 	[OPT_OUTPUT] = { "output", 'o', "DIR", "where the figures go (created)" },
+	[OPT_MODEL] = { "model", 0, NULL, "with SPEC: the model's predictions beside the measurements "
+		       "(model-*; parameters stored by 'sweetspot model SPEC')" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command plot_cli = {
-	"plot", "[--db FILE | --csv FILE] [--run ID] [SPEC] -o DIR",
+	"plot", "[--db FILE | --csv FILE] [--run ID] [--model] [SPEC] -o DIR",
 	"Draws, per collective, algorithm and assignment, as PNG and SVG files in DIR\n"
 	"(with the data and gnuplot script beside them): the offload efficiency\n"
 	"against the number of workers, one line per message size (oe-*); the same\n"
@@ -39,7 +42,8 @@ static const struct cli_command plot_cli = {
 	"line per algorithm (the best assignment and layout at each worker count)\n"
 	"(sched-COLLECTIVE-SIZE);\n"
 	"and the runtimes of the reference, with its min-max band, against the\n"
-	"offloaded communication (runtime-*). Each OE is the median over the launches\n"
+	"offloaded communication (runtime-*); with --model, measured and predicted\n"
+	"OE on one figure (model-*). Each OE is the median over the launches\n"
 	"with its 95% confidence interval as error bars. The run is the latest of\n"
 	"SPEC when given, else the latest one.",
 	plot_options,
@@ -49,6 +53,7 @@ static const struct cli_command plot_cli = {
 struct plot_args {
 	const char *db, *csv, *out, *spec;
 	long long run;
+	int model;
 };
 
 /* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
@@ -70,6 +75,9 @@ static int plot_args(int argc, char **argv, struct plot_args *a)
 		case OPT_OUTPUT:
 			a->out = c.arg;
 			break;
+		case OPT_MODEL:
+			a->model = 1;
+			break;
 		case OPT_RUN:
 			if (cli_uint(&c, 1, 1ull << 62, &v))
 				return CLI_BAD;
@@ -88,6 +96,10 @@ static int plot_args(int argc, char **argv, struct plot_args *a)
 	}
 	if (a->db && a->csv) {
 		cli_usage_error(&plot_cli, "--db and --csv exclude each other");
+		return CLI_BAD;
+	}
+	if (a->model && (!a->spec || a->csv)) {
+		cli_usage_error(&plot_cli, "--model needs SPEC and a database (not --csv)");
 		return CLI_BAD;
 	}
 	return CLI_END;
@@ -160,12 +172,39 @@ out:
 	return ret;
 }
 
+/* The model's predictions of every point of SPEC's plan, from the
+ * parameters the database holds for it. 0, or the exit status. */
+static int model_points(const struct plot_args *a, struct store_point **pred, size_t *npred)
+{
+	struct spec s = SPEC_INIT;
+	struct plan p = PLAN_INIT;
+	struct store *st = NULL;
+	int status = EXIT_USAGE, have;
+
+	if (spec_load(a->spec, &s) || plan_build(&s, &p))
+		goto out;
+	status = 1;
+	if (store_open(a->db ? a->db : STORE_DEFAULT_PATH, STORE_RDONLY, &st))
+		goto out;
+	have = model_predicted_points(a->spec, &s, &p, st, pred, npred);
+	if (!have)
+		error("%s: no model parameters for %s: run 'sweetspot model %s' first",
+		      a->db ? a->db : STORE_DEFAULT_PATH, a->spec, a->spec);
+	else if (have > 0)
+		status = 0;
+out:
+	store_close(st);
+	plan_release(&p);
+	spec_release(&s);
+	return status;
+}
+
 int cmd_plot(int argc, char **argv)
 {
-	struct plot_args a = { NULL, NULL, NULL, NULL, 0 };
-	struct store_point *pts = NULL;
+	struct plot_args a = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct store_point *pts = NULL, *pred = NULL;
 	struct replay rp = REPLAY_INIT;
-	size_t n = 0;
+	size_t n = 0, npred = 0;
 	int status = EXIT_USAGE, figs;
 
 	figs = plot_args(argc, argv, &a);
@@ -178,7 +217,9 @@ int cmd_plot(int argc, char **argv)
 	} else if (db_points(&a, &pts, &n)) {
 		goto out;
 	}
-	figs = plot_write(pts, n, a.out);
+	if (a.model && (status = model_points(&a, &pred, &npred)) != 0)
+		goto out;
+	figs = plot_write(pts, n, pred, npred, a.out);
 	if (figs < 0) {
 		status = 1;
 		goto out;
@@ -193,6 +234,8 @@ out:
 	} else if (pts) {
 		store_points_free(pts, n);
 	}
+	if (pred)
+		store_points_free(pred, npred);
 	replay_release(&rp);
 	return status;
 }

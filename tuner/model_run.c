@@ -17,6 +17,7 @@
 #include "error.h"
 #include "model_store.h"
 #include "plan.h"
+#include "recommend.h"
 #include "reduce.h"
 #include "xalloc.h"
 
@@ -243,4 +244,78 @@ int model_predict_layout(const struct model_params *p, const struct spec *s,
 					 env->shm_rma };
 	plan_foreach_point(s, predict_point, &x);
 	return x.failed ? -1 : 0;
+}
+
+struct collect_ctx {
+	struct store_point *pts;
+	size_t n, cap;
+	const struct layout *l;
+};
+
+static int collect_point(const struct model_obs *o, const struct model_pred *pr, void *data)
+{
+	struct collect_ctx *x = data;
+	int red = coll_is_reduction(o->pt.coll);
+	struct store_point p = { 0 };
+
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 64;
+		x->pts = xrealloc(x->pts, x->cap * sizeof(*x->pts));
+	}
+	/* Borrowed strings here; store_point_copy() duplicates them. */
+	p.layout = o->layout;
+	p.repetition = 1;
+	p.wpn = o->mc.wpn;
+	p.placement = placement_name(x->l->placement);
+	p.mode = "offload";
+	p.collective = coll_names[o->pt.coll];
+	p.algorithm = alg_names[o->pt.alg];
+	p.assignment = asg_names[o->pt.asg];
+	p.bytes = o->pt.m;
+	p.hosts = o->mc.nodes * o->mc.ppn;
+	p.workers = o->mc.W;
+	p.nodes = o->mc.nodes;
+	p.ppn = o->mc.ppn;
+	p.transport = "model";
+	p.ref_us = pr->ref_us;
+	p.comm_us = pr->comm_us;
+	p.compute_us = pr->compute_us;
+	p.total_us = pr->total_us;
+	p.oe_measured = pr->oe_measured;
+	p.oe_paper = pr->oe_paper;
+	p.valid = 1;
+	p.ranks = p.hosts + p.workers;
+	p.dtype = red ? dtype_names[o->pt.dt] : "";
+	p.op = red ? redop_names[o->pt.op] : "";
+	p.chunk = (long long)o->pt.chunk;
+	p.window = o->pt.window;
+	p.radix = o->pt.radix;
+	store_point_copy(&x->pts[x->n++], &p);
+	return 0;
+}
+
+int model_predicted_points(const char *path, const struct spec *s, const struct plan *p,
+			   struct store *st, struct store_point **pts, size_t *n)
+{
+	struct model_params mp;
+	struct model_env env;
+	struct collect_ctx x = { NULL, 0, 0, NULL };
+	char *key = spec_run_key(path);
+	long long run;
+	int have = store_model_load(st, key, s->hash, &mp, &run);
+
+	free(key);
+	if (have <= 0)
+		return have;
+	model_env_of(s, &env);
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		x.l = &p->layouts[i];
+		if (model_predict_layout(&mp, s, &p->layouts[i], &env, collect_point, &x)) {
+			store_points_free(x.pts, x.n);
+			return -1;
+		}
+	}
+	*pts = x.pts;
+	*n = x.n;
+	return 1;
 }

@@ -23,12 +23,20 @@ void model_env_of(const struct spec *s, struct model_env *env);
 int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher, struct store *st,
 		    struct model_params *p);
 
-/* Predicts every point of layout l under spec s (collectives x algorithms
- * x assignments x sizes) and hands each to fn (nonzero stops). 0 or -1. */
+/* Predicts every point of layout l under spec s (the plan's points, each
+ * with its own axes) and hands each to fn (nonzero stops). 0 or -1. */
 int model_predict_layout(const struct model_params *p, const struct spec *s,
 			 const struct layout *l, const struct model_env *env,
 			 int (*fn)(const struct model_obs *o, const struct model_pred *pr, void *data),
 			 void *data);
+
+/* Every point of plan p predicted with the parameters stored for the spec
+ * at path (hash s->hash), as store points (transport "model", one
+ * "repetition") that the caller frees with store_points_free(): 1 with
+ * *pts and *n, 0 when the database holds no parameters for the spec
+ * (nothing said), -1 after error(). */
+int model_predicted_points(const char *path, const struct spec *s, const struct plan *p,
+			   struct store *st, struct store_point **pts, size_t *n);
 
 /* --check: predictions against the latest run of path (label NULL: its
  * sweep; "smpi": its SimGrid run, every rank on a core of its own), per

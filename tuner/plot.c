@@ -40,6 +40,7 @@ struct conf {
 	const struct store_point *p;	/* its first launch's point */
 	struct band oe, ref, comm;
 	int in_set;		/* in its decision's indifference set (verdict.h) */
+	int predicted;		/* the model's, not measured (model figures) */
 };
 
 /* The configurations of one collective, algorithm and assignment. */
@@ -59,6 +60,7 @@ struct group {
 /* One line of a figure: its column name, its legend, a conf per worker count. */
 struct line {
 	char key[64], title[128];
+	int predicted;		/* pick() takes the model's confs, else measured ones */
 	const struct conf *cell[256];
 };
 
@@ -226,7 +228,8 @@ static size_t pick(const struct group *g, uint64_t bytes, int wpn, const char *p
 
 		if (c->p->bytes != bytes || (wpn && c->p->wpn != wpn) ||
 		    (placement && (!c->p->placement || strcmp(c->p->placement, placement))) ||
-		    (algorithm && strcmp(c->p->algorithm, algorithm)) || !c->oe.ok)
+		    (algorithm && strcmp(c->p->algorithm, algorithm)) || !c->oe.ok ||
+		    c->predicted != l->predicted)
 			continue;
 		for (w = 0; w < g->nworkers && g->workers[w] != (unsigned)c->p->workers; w++)
 			;
@@ -264,8 +267,9 @@ static void put_val(FILE *f, double v)
 		fputs(" ?", f);
 }
 
-/* One figure: kind, name stem and the lines drawn. */
-enum fig_kind { FIG_OE, FIG_RUNTIME };
+/* One figure: kind, name stem and the lines drawn. FIG_MODEL is FIG_OE
+ * with the model's lines drawn dashed, without intervals or sets. */
+enum fig_kind { FIG_OE, FIG_RUNTIME, FIG_MODEL };
 
 struct figure {
 	enum fig_kind kind;
@@ -295,7 +299,7 @@ static int write_dat(const char *tmp, const struct figure *fg)
 	for (size_t k = 0; k < fg->nlines; k++) {
 		const char *key = fg->lines[k].key;
 
-		if (fg->kind == FIG_OE)
+		if (fg->kind != FIG_RUNTIME)
 			fprintf(f, " oe@%s oe_lo@%s oe_hi@%s set@%s", key, key, key, key);
 		else
 			fprintf(f, " ref_us@%s ref_min@%s ref_max@%s comm_us@%s comm_lo@%s comm_hi@%s",
@@ -310,12 +314,14 @@ static int write_dat(const char *tmp, const struct figure *fg)
 			const struct band *b[3] = { c ? &c->oe : &nob, c ? &c->ref : &nob,
 						    c ? &c->comm : &nob };
 
-			for (int i = fg->kind == FIG_OE ? 0 : 1; i < (fg->kind == FIG_OE ? 1 : 3); i++) {
+			int oe = fg->kind != FIG_RUNTIME;
+
+			for (int i = oe ? 0 : 1; i < (oe ? 1 : 3); i++) {
 				put_val(f, b[i]->mid);
 				put_val(f, b[i]->lo);
 				put_val(f, b[i]->hi);
 			}
-			if (fg->kind == FIG_OE)
+			if (oe)
 				fprintf(f, " %d", c && c->in_set);
 		}
 		fputc('\n', f);
@@ -332,7 +338,10 @@ static void put_axes(FILE *gp, const struct figure *fg)
 	const struct group *g = fg->g;
 	size_t i, k;
 
-	fprintf(gp, "\nset title \"%s\" noenhanced\nset xlabel 'workers'\n", fg->title);
+	/* A margin left and right: the first and last worker counts' error
+	 * bars would lie on the border. */
+	fprintf(gp, "\nset title \"%s\" noenhanced\nset xlabel 'workers'\n"
+		"set offsets graph 0.05, graph 0.05, 0, 0\n", fg->title);
 	if (g->nworkers > 1 && g->workers[g->nworkers - 1] >= 4 * g->workers[0])
 		fprintf(gp, "set logscale x 2\n");
 	else
@@ -364,7 +373,19 @@ static void put_plot(FILE *gp, const struct figure *fg)
 		const char *t = fg->lines[k].title;
 		size_t lc = k + 1;
 
-		if (fg->kind == FIG_OE) {
+		if (fg->kind == FIG_MODEL) {
+			size_t c = 2 + 4 * k;
+
+			/* Measured and predicted lines of one size share a colour. */
+			lc = k / 2 + 1;
+			if (fg->lines[k].predicted)
+				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints dt 2 pt 4 lc %zu title '%s'",
+					k ? "," : "", fg->name, c, lc, t);
+			else
+				fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorbars lc %zu pt 7 notitle,"
+					" '' using 1:%zu with lines lw 2 lc %zu title '%s'", k ? "," : "",
+					fg->name, c, c + 1, c + 2, lc, c, lc, t);
+		} else if (fg->kind == FIG_OE) {
 			size_t c = 2 + 4 * k;
 
 			/* A ring around each configuration of the indifference set. */
@@ -581,6 +602,42 @@ static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_
 	return figs;
 }
 
+/* The model against the measurements of group g (its predictions pg):
+ * OE against workers, per size the measured line (median, 95% CI) and the
+ * predicted one, dashed, in one colour; the best layout at each worker
+ * count for each. Sizes with only one of the two are left out. */
+static int model_figure(const char *tmp, FILE *gp, const struct group *g, const struct group *pg)
+{
+	const struct group both[2] = { *g, *pg };
+	struct group m = merge_groups(both, 2);
+	struct figure fg = { FIG_MODEL, "", "", xcalloc(2 * m.nsizes + 2, sizeof(struct line)), 0, &m };
+	int ret = 0;
+	char sz[32];
+
+	for (size_t i = g->nconfs; i < m.nconfs; i++)
+		m.confs[i].predicted = 1;
+	for (size_t k = 0; k < m.nsizes; k++) {
+		struct line *a = &fg.lines[fg.nlines], *b = a + 1;
+
+		b->predicted = 1;
+		if (!pick(&m, m.sizes[k], 0, NULL, NULL, a) || !pick(&m, m.sizes[k], 0, NULL, NULL, b))
+			continue;
+		format_size(m.sizes[k], sz, sizeof(sz));
+		snprintf(a->key, sizeof(a->key), "%s", sz);
+		snprintf(a->title, sizeof(a->title), "measured %s", sz);
+		snprintf(b->key, sizeof(b->key), "model-%s", sz);
+		snprintf(b->title, sizeof(b->title), "predicted %s", sz);
+		fg.nlines += 2;
+	}
+	name_figure(&fg, "model", "measured (95% CI) and predicted offload efficiency, best layout at "
+		    "each worker count");
+	if (fg.nlines)
+		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
+	free(fg.lines);
+	free(m.confs);
+	return ret;
+}
+
 static int remove_tmp(const char *tmp)
 {
 	DIR *d = opendir(tmp);
@@ -656,10 +713,11 @@ static void mark_sets(const struct store_point *pts, size_t n, struct group *g, 
 	verdicts_release(&v);
 }
 
-int plot_write(const struct store_point *pts, size_t n, const char *dir)
+int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
+	       const char *dir)
 {
-	struct group *g;
-	size_t ng = build_groups(pts, n, &g), i, j;
+	struct group *g, *pg = NULL;
+	size_t ng = build_groups(pts, n, &g), npg = pred ? build_groups(pred, npred, &pg) : 0, i, j;
 	char *tmp = NULL, *script = NULL, *log = NULL;
 	struct strvec av = STRVEC_INIT;
 	struct launch_child c = { 0 };
@@ -713,6 +771,15 @@ int plot_write(const struct store_point *pts, size_t n, const char *dir)
 			goto out;
 		figs += w;
 	}
+	for (i = 0; i < ng; i++)
+		for (j = 0; j < npg; j++)
+			if (same_group(g[i].p, pg[j].p)) {
+				int w = model_figure(tmp, gp, &g[i], &pg[j]);
+
+				if (w < 0)
+					goto out;
+				figs += w;
+			}
 	if (fclose(gp)) {
 		gp = NULL;
 		error("cannot write %s: %s", script, strerror(errno));
@@ -750,5 +817,7 @@ out:
 	free(log);
 	strvec_clear(&av);
 	free_groups(g, ng);
+	if (pg)
+		free_groups(pg, npg);
 	return ret;
 }

@@ -15,10 +15,14 @@
 
 struct store_point;
 
-/* Writes the figures of the offloaded points into dir (created if needed).
- * Everything is drawn in a temporary folder first and moved in only when
- * gnuplot succeeded, so a failure leaves dir as it was. Returns the number
- * of figures (PNG+SVG pairs) written, or -1 after error(). */
-int plot_write(const struct store_point *pts, size_t n, const char *dir);
+/* Writes the figures of the offloaded points into dir (created if needed);
+ * with pred (the model's predictions of the same plan, npred of them), a
+ * model-* figure per collective, algorithm and assignment that has both:
+ * measured and predicted OE on one figure. Everything is drawn in a
+ * temporary folder first and moved in only when gnuplot succeeded, so a
+ * failure leaves dir as it was. Returns the number of figures (PNG+SVG
+ * pairs) written, or -1 after error(). */
+int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
+	       const char *dir);
 
 #endif

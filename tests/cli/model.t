@@ -8,7 +8,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 23
+plan 29
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -59,6 +59,26 @@ err = [abs(e["predicted_total_us"] - e["measured_total_us"]) / e["measured_total
 a = [e for e in c["collectives"] if e["collective"] == "all"][0]
 assert abs(st.median(err) - a["total_rel_err_median"]) < 1e-9 and abs(max(err) - a["total_rel_err_max"]) < 1e-9, "errors"
 ' "$TMP/out" "$npts"
+
+# Measured and predicted on one figure (the model's stored parameters).
+if command -v gnuplot >/dev/null; then
+	exits_with 0 "plot --model" sweetspot plot --db "$DB" "$SPEC" --model -o "$TMP/figs"
+	ok "a model figure per collective, measured and predicted columns filled" python3 -c '
+import sys
+for c in ("bcast", "gather"):
+    rows = [l.split() for l in open(sys.argv[1] + "/model-%s-direct-block.dat" % c)]
+    head = rows[0][1:]
+    m, p = head.index("oe@4K") + 1, head.index("oe@model-4K") + 1
+    assert len(rows) == 3 and all(r[m] != "?" and r[p] != "?" for r in rows[1:]), rows
+' "$TMP/figs"
+	ok "and drawn" test -s "$TMP/figs/model-bcast-direct-block.png" -a -s "$TMP/figs/model-gather-direct-block.svg"
+else
+	for k in 1 2 3; do skip "gnuplot is not installed"; done
+fi
+exits_with 2 "plot --model without SPEC" sweetspot plot --db "$DB" --model -o "$TMP/figs2"
+cp "$SPEC" "$TMP/none.cfg"
+exits_with 1 "plot --model of a spec never modelled" sweetspot plot --db "$DB" "$TMP/none.cfg" --model -o "$TMP/figs2"
+like "$TMP/err" "no model parameters for .*none.cfg: run 'sweetspot model" "and says what to run"
 
 exits_with 0 "--nodes 64 --json" sweetspot model "$SPEC" --db "$DB" --nodes 64 --json
 ok "every record is of a 64-node machine" sh -c \
