@@ -61,7 +61,7 @@ static struct coll_rank *build_all(const struct model_machine *mc, const struct 
 {
 	int H = mc->nodes * mc->ppn, N = H + mc->W;
 	int *owner = xmalloc((size_t)H * sizeof(int)), *hn = xmalloc((size_t)H * sizeof(int));
-	int *wn = xmalloc((size_t)mc->W * sizeof(int));
+	int *wn = xmalloc((size_t)mc->W * sizeof(int)), *served0 = NULL, *served = NULL;
 	struct coll_rank *cr = xcalloc((size_t)N, sizeof(*cr));
 	struct coll_geom g;
 
@@ -71,11 +71,17 @@ static struct coll_rank *build_all(const struct model_machine *mc, const struct 
 	if (assign_hosts(pt->asg, H, mc->W, hn, wn, owner))
 		goto fail;
 	g = geom_of(mc, pt, owner);
+	/* Every worker's hosts once, not a scan of owner[] per worker. */
+	served0 = xmalloc((size_t)(mc->W + 1) * sizeof(int));
+	served = xmalloc((size_t)H * sizeof(int) + 1);
+	sched_index_hosts(&g, served0, served);
 	for (int r = 0; r < N; r++)
 		if (coll_build(&g, r, &cr[r]))
 			goto fail;
 	free(hn);
 	free(wn);
+	free(served0);
+	free(served);
 	*owner_out = owner;
 	return cr;
 fail:
@@ -85,6 +91,8 @@ fail:
 	free(owner);
 	free(hn);
 	free(wn);
+	free(served0);
+	free(served);
 	error("model: the builders refuse %s %s %s with H=%d W=%d m=%zu", coll_names[pt->coll],
 	      alg_names[pt->alg], asg_names[pt->asg], H, mc->W, pt->m);
 	return NULL;

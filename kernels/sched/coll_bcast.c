@@ -41,8 +41,8 @@ static int build_bcast_knomial(const struct coll_geom *g, int w, struct sched *s
 			sched_dep(s, wr, have);
 			sched_dep(s, sched_signal(s, peer, TAG_BCAST), wr);
 		}
-		for (int h = 1; h < H; h++)
-			if (g->owner[h] == w)
+		for (int pos = 0, h; (h = sched_next_host(g, w, &pos)) >= 0;)
+			if (h > 0)
 				sched_dep(s, sched_add(s, OP_WRITE, h, g->S + off, g->S + off, len), have);
 		join[c % (size_t)g->window] = sched_join(s, H + w, have);
 	}
@@ -67,8 +67,8 @@ int coll_build_bcast(const struct coll_geom *g, int rank, struct coll_rank *cr)
 	if (rank >= H) {
 		int w = rank - H, rd = -1;
 
-		for (int h = 1; h < H; h++)
-			if (g->owner[h] == w) {
+		for (int pos = 0, h; (h = sched_next_host(g, w, &pos)) >= 0;)
+			if (h > 0) {
 				if (rd < 0)
 					rd = sched_add(&cr->off, OP_READ, 0, g->S, 0, g->m);
 				sched_dep(&cr->off, sched_add(&cr->off, OP_WRITE, h, g->S, g->S, g->m), rd);

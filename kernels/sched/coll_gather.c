@@ -100,23 +100,21 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s)
 {
 	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
-	int *join = malloc((size_t)g->window * sizeof(int)), mine = 0;
+	int *join = malloc((size_t)g->window * sizeof(int)), pos = 0;
+	int mine = sched_next_host(g, w, &pos) >= 0;
 
 	if (!join)
 		return -1;
-	for (int h = 0; h < g->H; h++)
-		mine |= g->owner[h] == w;
 	for (size_t c = 0; mine && c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
 		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
-		for (int h = 0; h < g->H; h++)
-			if (g->owner[h] == w) {
-				int rd = sched_add(s, OP_READ, h, S + h * m + off, off, len);
+		for (int p = 0, h; (h = sched_next_host(g, w, &p)) >= 0;) {
+			int rd = sched_add(s, OP_READ, h, S + h * m + off, off, len);
 
-				sched_dep(s, rd, prev);
-				sched_dep(s, sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len), rd);
-			}
+			sched_dep(s, rd, prev);
+			sched_dep(s, sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len), rd);
+		}
 		join[c % (size_t)g->window] = sched_join(s, g->H + w, first);
 	}
 	free(join);

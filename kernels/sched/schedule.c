@@ -72,6 +72,46 @@ size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window)
 	return am * (1 + (size_t)sched_levels(W)) + (size_t)window * ((size_t)H + (size_t)W) * cs + 64;
 }
 
+void sched_index_hosts(struct coll_geom *g, int *served0, int *served)
+{
+	for (int w = 0; w <= g->W; w++)
+		served0[w] = 0;
+	for (int h = 0; h < g->H; h++)
+		if (g->owner[h] >= 0 && g->owner[h] < g->W)
+			served0[g->owner[h] + 1]++;
+	for (int w = 0; w < g->W; w++)
+		served0[w + 1] += served0[w];
+	/* Hosts in ascending order within each worker: fill front to back,
+	 * counting with served0[w] itself, then shift it back. */
+	for (int h = 0; h < g->H; h++)
+		if (g->owner[h] >= 0 && g->owner[h] < g->W)
+			served[served0[g->owner[h]]++] = h;
+	for (int w = g->W; w > 0; w--)
+		served0[w] = served0[w - 1];
+	served0[0] = 0;
+	g->served0 = served0;
+	g->served = served;
+}
+
+int sched_next_host(const struct coll_geom *g, int w, int *pos)
+{
+	if (g->served) {
+		int i = g->served0[w] + *pos;
+
+		if (i >= g->served0[w + 1])
+			return -1;
+		(*pos)++;
+		return g->served[i];
+	}
+	while (*pos < g->H) {
+		int h = (*pos)++;
+
+		if (g->owner[h] == w)
+			return h;
+	}
+	return -1;
+}
+
 void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
 		  struct sched_region *r)
 {

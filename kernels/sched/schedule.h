@@ -128,7 +128,20 @@ struct coll_geom {
 	enum redop op;
 	int radix;		/* knomial: children per level + 1 (2..8) */
 	size_t R, F;		/* offsets of the scratch area and the flags */
+	/* Optional, NULL: found in owner[]. The hosts of worker w are
+	 * served[served0[w] .. served0[w + 1]), ascending: a caller that
+	 * builds every rank's schedule (the model) indexes them once
+	 * (sched_index_hosts) instead of each worker scanning owner[]. */
+	const int *served0, *served;
 };
+
+/* Fills served0 (W + 1 entries) and served (H) from g->owner and points g
+ * at them. */
+void sched_index_hosts(struct coll_geom *g, int *served0, int *served);
+
+/* The hosts worker w serves, ascending, one per call, -1 after the last:
+ * int pos = 0, h; while ((h = sched_next_host(g, w, &pos)) >= 0) ... */
+int sched_next_host(const struct coll_geom *g, int w, int *pos);
 
 struct coll_rank {
 	struct sched ref;	/* the pure-host reference (workers: empty) */

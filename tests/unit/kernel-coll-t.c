@@ -41,6 +41,75 @@ static int depends(const struct sched *p, const struct op *a, size_t b)
 	return 0;
 }
 
+/* Two schedules with the same operations, dependencies included. */
+static int same_sched(const struct sched *a, const struct sched *b)
+{
+	if (a->n != b->n || a->ndeps != b->ndeps)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct op *x = &a->ops[i], *y = &b->ops[i];
+
+		if (x->kind != y->kind || x->peer != y->peer || x->loff != y->loff || x->roff != y->roff ||
+		    x->len != y->len || x->tag != y->tag || x->count != y->count || x->dep0 != y->dep0 ||
+		    x->ndeps != y->ndeps)
+			return 0;
+	}
+	for (size_t d = 0; d < a->ndeps; d++)
+		if (a->deps[d] != b->deps[d])
+			return 0;
+	return 1;
+}
+
+/* sched_index_hosts: the workers' hosts found once give every builder the
+ * schedules it builds by scanning owner[], for both assignments (and
+ * the DPU-aware one over 3 nodes), several H and W. */
+static void indexed_hosts(void)
+{
+	unsigned bad = 0, built = 0;
+
+	for (int asg = 0; asg < ASG_N; asg++)
+		for (int H = 2; H <= 9; H += 7)
+			for (int W = 1; W <= H; W += 2)
+				for (int c = 0; c < COLL_N; c++)
+					for (int a = 0; a < ALG_N; a++) {
+						int owner[9], hn[9], wn[9], s0[10], sv[9], pos = 0, h, prev = -1;
+						struct coll_geom g, x;
+
+						if (!alg_applies(c, a))
+							continue;
+						for (int i = 0; i < H; i++)
+							hn[i] = i % 3;
+						for (int i = 0; i < W; i++)
+							wn[i] = i % 3;
+						assign_hosts((enum asg)asg, H, W, hn, wn, owner);
+						g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = 4096,
+							.S = 4096, .owner = owner, .chunk = 1024, .window = 2, .radix = 2,
+							.R = 8192 * 16, .F = 8192 * 64 };
+						x = g;
+						sched_index_hosts(&x, s0, sv);
+						for (int w = 0; w < W; w++, pos = 0, prev = -1)
+							while ((h = sched_next_host(&x, w, &pos)) >= 0) {
+								bad += owner[h] != w || h <= prev;
+								prev = h;
+							}
+						bad += s0[W] != H;
+						for (int r = 0; r < H + W; r++) {
+							struct coll_rank p, q;
+
+							memset(&p, 0, sizeof(p));
+							memset(&q, 0, sizeof(q));
+							if (coll_build(&g, r, &p) == 0 && coll_build(&x, r, &q) == 0) {
+								bad += !same_sched(&p.ref, &q.ref) || !same_sched(&p.off, &q.off);
+								built++;
+							}
+							coll_rank_release(&p);
+							coll_rank_release(&q);
+						}
+					}
+	ok(built > 0 && !bad, "indexed hosts: every builder's schedules as by scanning (%u ranks, %u differ)",
+	   built, bad);
+}
+
 int main(void)
 {
 	int owner[5];
@@ -52,7 +121,7 @@ int main(void)
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
 
-	plan(34);
+	plan(35);
 	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner);	/* 0 0 1 1 0 */
 
 	coll_build(&g, 0, &cr);
@@ -133,5 +202,6 @@ int main(void)
 	ok(overlap_pct(100, 50, 120) == 60, "overlap = (comm + compute - total) / min");
 	ok(overlap_pct(100, 50, 200) == 0 && overlap_pct(100, 50, 90) == 100, "overlap clamped to 0..100");
 	ok(overlap_pct(0, 50, 50) == 0, "overlap with no comm is 0");
+	indexed_hosts();
 	return done_testing();
 }
