@@ -165,3 +165,16 @@ const char *format_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, bytes);
 	return buf;
 }
+
+int parse_name(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; s && i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+int parse_same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}

@@ -1,13 +1,20 @@
 /*
- * common/parse.h: number parsing shared by the tuner and the kernel (pure C, no
- * MPI). Every function returns 0 on success and -1 on a bad value, with a
- * sentence for people in the caller's buffer err[errlen].
+ * common/parse.h: number and name parsing shared by the tuner and the kernel
+ * (pure C, no MPI). The number parsers return 0 on success and -1 on a bad
+ * value, with a sentence for people in the caller's buffer err[errlen].
  */
 #ifndef SWEETSPOT_PARSE_H
 #define SWEETSPOT_PARSE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The index of name s in names[0..n) (the enums' name tables), or -1
+ * (s NULL included). */
+int parse_name(const char *s, const char *const *names, int n);
+
+/* Two optional strings are the same: both NULL, or equal. */
+int parse_same_str(const char *a, const char *b);
 
 /* An unsigned integer in [min, max], decimal only, no sign, no suffix. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,

@@ -11,25 +11,18 @@
 #include "coll.h"
 #include "reduce.h"
 #include "error.h"
+#include "parse.h"
 #include "store.h"
 
 #include <math.h>
 #include <string.h>
 
-static int index_of(const char *const *names, int n, const char *s)
-{
-	for (int i = 0; i < n; i++)
-		if (s && !strcmp(names[i], s))
-			return i;
-	return -1;
-}
-
 int model_obs_from_point(const struct store_point *p, const struct model_env *env,
 			 struct model_obs *o)
 {
-	int c = index_of(coll_names, COLL_N, p->collective);
-	int a = index_of(alg_names, ALG_N, p->algorithm);
-	int s = index_of(asg_names, ASG_N, p->assignment);
+	int c = parse_name(p->collective, coll_names, COLL_N);
+	int a = parse_name(p->algorithm, alg_names, ALG_N);
+	int s = parse_name(p->assignment, asg_names, ASG_N);
 
 	memset(o, 0, sizeof(*o));
 	if (c < 0 || a < 0 || s < 0 || !alg_applies(c, a) || p->ppn < 1 || p->hosts < p->ppn ||
@@ -43,14 +36,14 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 				      p->chunk > 0 ? (size_t)p->chunk : 0, p->window > 0 ? p->window : 0,
 				      p->radix > 0 ? p->radix : 0, DT_INT32, RO_SUM };
 	if (p->dtype && *p->dtype) {
-		int d = index_of(dtype_names, DT_N, p->dtype);
+		int d = parse_name(p->dtype, dtype_names, DT_N);
 
 		if (d < 0)
 			return -1;
 		o->pt.dt = (enum dtype)d;
 	}
 	if (p->op && *p->op) {
-		int r = index_of(redop_names, RO_N, p->op);
+		int r = parse_name(p->op, redop_names, RO_N);
 
 		if (r < 0)
 			return -1;

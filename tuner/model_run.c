@@ -16,6 +16,7 @@
 #include "colls.h"
 #include "error.h"
 #include "model_store.h"
+#include "parse.h"
 #include "plan.h"
 #include "recommend.h"
 #include "reduce.h"
@@ -202,23 +203,15 @@ struct predict_ctx {
 	int failed;
 };
 
-static int name_index(const char *const *names, int n, const char *s)
-{
-	for (int i = 0; s && i < n; i++)
-		if (!strcmp(names[i], s))
-			return i;
-	return -1;
-}
-
 /* One point of the plan, with every axis it has (plan_foreach_point). */
 static int predict_point(const struct plan_point *pp, void *data)
 {
 	struct predict_ctx *x = data;
-	int c = name_index(coll_names, COLL_N, pp->collective);
-	int a = name_index(alg_names, ALG_N, pp->algorithm);
-	int g = name_index(asg_names, ASG_N, pp->assignment);
-	int d = pp->dtype ? name_index(dtype_names, DT_N, pp->dtype) : DT_INT32;
-	int r = pp->op ? name_index(redop_names, RO_N, pp->op) : RO_SUM;
+	int c = parse_name(pp->collective, coll_names, COLL_N);
+	int a = parse_name(pp->algorithm, alg_names, ALG_N);
+	int g = parse_name(pp->assignment, asg_names, ASG_N);
+	int d = pp->dtype ? parse_name(pp->dtype, dtype_names, DT_N) : DT_INT32;
+	int r = pp->op ? parse_name(pp->op, redop_names, RO_N) : RO_SUM;
 	struct model_pred pr;
 
 	if (c < 0 || a < 0 || g < 0 || d < 0 || r < 0)

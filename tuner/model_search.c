@@ -12,6 +12,7 @@
 #include "model_run.h"
 #include "coll.h"
 #include "error.h"
+#include "parse.h"
 #include "model_store.h"
 #include "recommend.h"
 #include "reduce.h"
@@ -77,17 +78,12 @@ out:
 	return ret;
 }
 
-static int same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 static long group_of(const struct model_search *ms, const char *coll, uint64_t bytes,
 		     const char *dtype, const char *op)
 {
 	for (size_t d = 0; d < ms->ngroups; d++)
 		if (ms->groups[d].bytes == bytes && !strcmp(ms->groups[d].collective, coll) &&
-		    same_str(ms->groups[d].dtype, dtype) && same_str(ms->groups[d].op, op))
+		    parse_same_str(ms->groups[d].dtype, dtype) && parse_same_str(ms->groups[d].op, op))
 			return (long)d;
 	return -1;
 }

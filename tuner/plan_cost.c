@@ -12,20 +12,12 @@
 
 #include "assign.h"
 #include "coll.h"
+#include "parse.h"
 #include "reduce.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Index of name in names[0..n), or -1. */
-static int lookup(const char *const *names, int n, const char *name)
-{
-	for (int i = 0; name && i < n; i++)
-		if (!strcmp(names[i], name))
-			return i;
-	return -1;
-}
 
 /* A signal on its channel, for matching waits to the signals they wait for. */
 struct sig {
@@ -177,10 +169,10 @@ static void count_bytes(const struct layout *l, const struct coll_rank *cr, int 
 static int geometry(const struct layout *l, const struct plan_point *pt, int *owner,
 		    struct coll_geom *g)
 {
-	int c = lookup(coll_names, COLL_N, pt->collective), a = lookup(alg_names, ALG_N, pt->algorithm);
-	int asg = lookup(asg_names, ASG_N, pt->assignment);
-	int dt = pt->dtype ? lookup(dtype_names, DT_N, pt->dtype) : DT_INT32;
-	int op = pt->op ? lookup(redop_names, RO_N, pt->op) : RO_SUM;
+	int c = parse_name(pt->collective, coll_names, COLL_N), a = parse_name(pt->algorithm, alg_names, ALG_N);
+	int asg = parse_name(pt->assignment, asg_names, ASG_N);
+	int dt = pt->dtype ? parse_name(pt->dtype, dtype_names, DT_N) : DT_INT32;
+	int op = pt->op ? parse_name(pt->op, redop_names, RO_N) : RO_SUM;
 	int H = (int)l->hosts, W = (int)l->workers, ret;
 	struct sched_region rg;
 	int *hn = xcalloc((size_t)H, sizeof(int)), *wn = xcalloc((size_t)W, sizeof(int));

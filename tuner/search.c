@@ -15,6 +15,7 @@
 #include "search.h"
 
 #include "error.h"
+#include "parse.h"
 #include "plan.h"
 #include "spec.h"
 #include "stats.h"
@@ -156,11 +157,6 @@ static void build_lines(struct state *st)
 	free(k);
 }
 
-static int same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* Decision groups: one per distinct (collective, bytes, dtype, op), in
  * first-seen order: recommend's groups. */
 static void build_dgroups(struct state *st)
@@ -176,7 +172,7 @@ static void build_dgroups(struct state *st)
 			const struct search_group *h = &st->p->groups[st->dg[d].g[0]];
 
 			if (h->bytes == gr->bytes && !strcmp(h->collective, gr->collective) &&
-			    same_str(h->dtype, gr->dtype) && same_str(h->op, gr->op))
+			    parse_same_str(h->dtype, gr->dtype) && parse_same_str(h->op, gr->op))
 				break;
 		}
 		if (d == st->ndg)
