@@ -226,7 +226,7 @@ static int export_mpmd(const struct decisions *d, const char *spec_path, const c
 	struct export_mpmd_opts o = { .spec_path = spec_path, .collective = coll,
 				 .host_bin = host_bin, .worker_bin = worker_bin };
 	struct export_mpmd m = EXPORT_MPMD_INIT;
-	char *line;
+	char *line, axes[160];
 	int ret = EXIT_USAGE;
 
 	if (!dir) {
@@ -238,9 +238,11 @@ static int export_mpmd(const struct decisions *d, const char *spec_path, const c
 	ret = export_mpmd_write(&m, dir) ? 1 : 0;
 	if (ret)
 		goto out;
-	fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)\n", dir,
-		m.layout->id, m.choice->collective, m.choice->algorithm, m.choice->assignment,
-		m.choice->oe);
+	/* "with int32/sum chunk 4K window 2": the axes beside the schedule. */
+	point_text(&m.choice->key, POINT_REDUCTION | POINT_AXES, axes, sizeof(axes));
+	fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)%s%s\n", dir,
+		m.layout->id, m.choice->key.collective, m.choice->key.algorithm,
+		m.choice->key.assignment, m.choice->oe, *axes ? " with " : "", axes);
 	line = export_mpmd_command(&m, dir);
 	if (line)
 		fprintf(stderr, "sweetspot: launch it with (more in %s/commands):\n  %s\n", dir, line);

@@ -40,34 +40,27 @@ static const struct cli_command plan_cli = {
 struct point_json {
 	const struct layout *l;
 	json_t *arr;
-	struct plan_point last;
+	struct point last;
 	struct plan_cost cost;
 	int have, ok;
 };
 
-static int same_schedule(const struct plan_point *a, const struct plan_point *b)
+/* Whether a and b run one schedule: the same point but for dtype and op,
+ * which change the arithmetic, not who moves which bytes. */
+static int same_schedule(const struct point *a, const struct point *b)
 {
-	return !strcmp(a->collective, b->collective) && !strcmp(a->algorithm, b->algorithm) &&
-	       !strcmp(a->assignment, b->assignment) && a->bytes == b->bytes &&
-	       a->chunk == b->chunk && a->window == b->window && a->radix == b->radix;
+	struct point x = *a, y = *b;
+
+	x.dtype = x.op = y.dtype = y.op = NULL;
+	return point_same(&x, &y);
 }
 
-static int point_json(const struct plan_point *pt, void *data)
+static int point_json(const struct point *pt, void *data)
 {
 	struct point_json *pj = data;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:I}", "collective", pt->collective, "algorithm",
-			      pt->algorithm, "assignment", pt->assignment, "bytes", (json_int_t)pt->bytes);
+	json_t *o = json_object();
 
-	if (pt->dtype) {
-		json_object_set_new(o, "dtype", json_string(pt->dtype));
-		json_object_set_new(o, "op", json_string(pt->op));
-	}
-	if (pt->chunk) {
-		json_object_set_new(o, "chunk", json_integer((json_int_t)pt->chunk));
-		json_object_set_new(o, "window", json_integer(pt->window));
-	}
-	if (pt->radix)
-		json_object_set_new(o, "radix", json_integer(pt->radix));
+	point_json_set(o, pt);
 	if (!pj->have || !same_schedule(&pj->last, pt)) {
 		pj->ok = !plan_point_cost(pj->l, pt, &pj->cost);
 		pj->last = *pt;

@@ -114,12 +114,12 @@ static struct store_point *rows_as_points(const struct replay *rp, size_t *n)
 		const struct replay_row *r = &rp->rows[i];
 
 		p[i].mode = "offload";
-		p[i].collective = r->collective;
-		p[i].algorithm = r->algorithm;
-		p[i].assignment = r->assignment;
+		p[i].key.collective = r->collective;
+		p[i].key.algorithm = r->algorithm;
+		p[i].key.assignment = r->assignment;
 		p[i].placement = r->placement;
 		p[i].layout = xasprintf("w%u-wpn%u-%s", r->workers, r->wpn, r->placement);
-		p[i].bytes = r->bytes;
+		p[i].key.bytes = r->bytes;
 		p[i].workers = (int)r->workers;
 		p[i].wpn = (int)r->wpn;
 		p[i].ppn = (int)r->ppn;		/* -1 when the table has none */

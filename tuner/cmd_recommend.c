@@ -173,21 +173,14 @@ struct recommend {
 	long long uncalibrated;	/* points left out: calibrated false */
 };
 
-/* "  measured with chunk 8K, window 2, radix 2" for the choice, or nothing
+/* "  measured with chunk 8K window 2 radix 2" for the choice, or nothing
  * when no such axis applies to it. */
 static void axes_print(const struct offload_choice *x)
 {
-	char sz[32];
+	char pt[96];
 
-	if (!x->chunk && !x->radix)
-		return;
-	printf("  measured with");
-	if (x->chunk)
-		printf(" chunk %s, window %u%s", format_size(x->chunk, sz, sizeof(sz)), x->window,
-		       x->radix ? "," : "");
-	if (x->radix)
-		printf(" radix %u", x->radix);
-	putchar('\n');
+	if (x->key.chunk || x->key.radix)
+		printf("  measured with %s\n", point_text(&x->key, POINT_AXES, pt, sizeof(pt)));
 }
 
 /* Valid points of the run that recommend left out: calibrated false. */
@@ -221,9 +214,12 @@ static size_t band_sizes(const struct recommend *r, const struct band_out *o,
 	for (size_t i = 0; i < r->d.noff; i++) {
 		const struct offload_choice *c = &r->d.off[i];
 
-		if (strcmp(c->collective, o->coll) || c->bytes < o->b->lo || c->bytes > o->b->hi ||
-		    strcmp(c->dtype ? c->dtype : "", o->x->dtype ? o->x->dtype : "") ||
-		    strcmp(c->op ? c->op : "", o->x->op ? o->x->op : ""))
+		struct point q = c->key;
+
+		/* The band's question (o->x's collective, dtype, op) at any size in it. */
+		q.bytes = o->x->key.bytes;
+		if (strcmp(c->key.collective, o->coll) || c->key.bytes < o->b->lo || c->key.bytes > o->b->hi ||
+		    point_cmp_question(&q, &o->x->key))
 			continue;
 		if (!*first)
 			*first = c;
@@ -234,7 +230,7 @@ static size_t band_sizes(const struct recommend *r, const struct band_out *o,
 
 static json_t *size_json(const struct offload_choice *c)
 {
-	json_t *j = json_pack("{s:I, s:s, s:s, s:I, s:I}", "bytes", (json_int_t)c->bytes,
+	json_t *j = json_pack("{s:I, s:s, s:s, s:I, s:I}", "bytes", (json_int_t)c->key.bytes,
 			      "verdict", c->verdict ? c->verdict : "undecided",
 			      "leader", c->leader ? c->leader : "",
 			      "launches", (json_int_t)c->launches, "repetitions", (json_int_t)c->reps);
@@ -271,21 +267,21 @@ static json_t *band_json(const struct recommend *r, const struct band_out *o)
 	json_t *sizes = json_array();
 	json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s}",
 		"collective", o->coll, "bytes_min", (json_int_t)o->b->lo,
-		"bytes_max", (json_int_t)o->b->hi, "algorithm", x->algorithm,
-		"assignment", x->assignment, "layout", x->layout,
+		"bytes_max", (json_int_t)o->b->hi, "algorithm", x->key.algorithm,
+		"assignment", x->key.assignment, "layout", x->layout,
 		"workers", (json_int_t)x->workers, "wpn", (json_int_t)x->wpn,
 		"placement", x->placement, "verdict", x->verdict ? x->verdict : "undecided");
 
-	if (*x->dtype)
-		json_object_set_new(j, "dtype", json_string(x->dtype));
-	if (*x->op)
-		json_object_set_new(j, "op", json_string(x->op));
-	if (x->chunk) {
-		json_object_set_new(j, "chunk", json_integer((json_int_t)x->chunk));
-		json_object_set_new(j, "window", json_integer(x->window));
+	if (point_has(x->key.dtype))
+		json_object_set_new(j, "dtype", json_string(x->key.dtype));
+	if (point_has(x->key.op))
+		json_object_set_new(j, "op", json_string(x->key.op));
+	if (x->key.chunk) {
+		json_object_set_new(j, "chunk", json_integer((json_int_t)x->key.chunk));
+		json_object_set_new(j, "window", json_integer(x->key.window));
 	}
-	if (x->radix)
-		json_object_set_new(j, "radix", json_integer(x->radix));
+	if (x->key.radix)
+		json_object_set_new(j, "radix", json_integer(x->key.radix));
 
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(sizes, size_json(&first[i]));
@@ -337,7 +333,7 @@ static void size_print(const struct offload_choice *c)
 	char sz[32];
 
 	printf("  %s: oe_measured %.1f%% (median of %u launch%s); the best median %.1f%%, its 95%% CI"
-	       " [%.1f, %.1f]%s\n", format_size(c->bytes, sz, sizeof(sz)), c->oe, c->reps,
+	       " [%.1f, %.1f]%s\n", format_size(c->key.bytes, sz, sizeof(sz)), c->oe, c->reps,
 	       c->reps == 1 ? "" : "es", c->leader_oe, c->ci_lo, c->ci_hi,
 	       c->ci_exact ? "" : " (too few launches for 95%: min..max)");
 	verdict_print(c);
@@ -382,15 +378,17 @@ static void band_print(const struct recommend *r, const struct band_out *o)
 
 	format_size(o->b->lo, lo, sizeof(lo));
 	format_size(o->b->hi, hi, sizeof(hi));
-	printf("\n%s%s%s%s%s, %s%s%s: ", o->coll, *x->dtype ? " " : "", x->dtype, *x->op ? " " : "",
-	       x->op, lo, o->b->lo == o->b->hi ? "" : "..", o->b->lo == o->b->hi ? "" : hi);
+	printf("\n%s%s%s%s%s, %s%s%s: ", o->coll, point_has(x->key.dtype) ? " " : "",
+	       point_has(x->key.dtype) ? x->key.dtype : "", point_has(x->key.op) ? " " : "",
+	       point_has(x->key.op) ? x->key.op : "", lo, o->b->lo == o->b->hi ? "" : "..",
+	       o->b->lo == o->b->hi ? "" : hi);
 	if (band_pays_not(first, n))
 		printf("offloading does not pay: keep %s on the host ranks (host-only %s)\n"
 		       "  the least bad offload: ", o->coll,
 		       decisions_has_mpi(&r->d, o->coll) ? "with Open MPI's fastest algorithm below" :
 		       "Open MPI's own choice; run 'sweetspot baseline' to pick its algorithm");
 	printf("%u worker%s (WPN %u, %s), %s algorithm, %s assignment: %s\n", x->workers,
-	       x->workers == 1 ? "" : "s", x->wpn, x->placement, x->algorithm, x->assignment,
+	       x->workers == 1 ? "" : "s", x->wpn, x->placement, x->key.algorithm, x->key.assignment,
 	       x->verdict ? x->verdict : "undecided");
 	printf("  layout %s\n", x->layout);
 	axes_print(x);

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "error.h"
 #include "parse.h"
+#include "record.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -41,12 +42,6 @@ static const struct cli_command results_cli = {
 	"Exit status: 0 success, 1 failure, 2 bad usage or no such database or run.",
 };
 
-static const char *const columns[] = {
-	"layout", "collective", "algorithm", "assignment", "bytes", "workers", "wpn",
-	"placement", "repetition", "oe_measured", "oe_paper", "total_us", "valid", "dtype", "op",
-	"chunk", "window", "radix", "algbw", "busbw", "p2p_bw", "calibrated", NULL
-};
-
 struct results_out {
 	enum results_format fmt;
 	json_t *array;
@@ -61,7 +56,7 @@ static int scan_point(const struct store_point *p, void *data)
 {
 	struct results_out *out = data;
 
-	out->axes |= p->dtype && *p->dtype;
+	out->axes |= point_has(p->key.dtype);
 	out->uncalibrated += p->calibrated < 0;
 	return 0;
 }
@@ -105,77 +100,124 @@ static json_t *json_int_or_null(long long v)
 	return v < 0 ? json_null() : json_integer(v);
 }
 
+/* Field f of p for --json (record.h: null where it is not reported or
+ * does not apply). */
+static json_t *field_json(const struct store_point *p, const struct rec_field *f)
+{
+	const void *at = rec_at(p, f);
+	const char *str = (f->type == REC_TEXT || f->type == REC_ARRAY) ?
+				  *(const char *const *)at : NULL;
+	uint64_t u = f->type == REC_U64 ? *(const uint64_t *)at :
+		     f->type == REC_UINT ? *(const unsigned *)at : 0;
+	json_t *v;
+
+	switch (f->type) {
+	case REC_TEXT:
+		return (f->flags & REC_ZERO_NULL) && !point_has(str) ? json_null() :
+									 json_string(str ? str : "");
+	case REC_ARRAY:
+		v = str ? json_loads(str, 0, NULL) : NULL;
+		return v ? v : json_array();
+	case REC_INT:
+		return json_int_or_null(*(const int *)at);
+	case REC_LL:
+		return json_int_or_null(*(const long long *)at);
+	case REC_U64:
+	case REC_UINT:
+		return (f->flags & REC_ZERO_NULL) && !u ? json_null() : json_integer((json_int_t)u);
+	case REC_REAL:
+		return json_real_or_null(*(const double *)at);
+	case REC_BOOL:
+		return json_boolean(*(const int *)at);
+	case REC_TRI:
+		return *(const int *)at ? json_boolean(*(const int *)at > 0) : json_null();
+	}
+	return json_null();
+}
+
+/* Every --json field of the table (record.h), in its order. */
 static json_t *point_json(const struct store_point *p)
 {
-	json_t *o = json_object(), *hosts;
+	json_t *o = json_object();
 
-	json_object_set_new(o, "run", json_integer(p->run));
-	json_object_set_new(o, "launch", json_integer(p->launch));
-	json_object_set_new(o, "layout", json_string(p->layout));
-	json_object_set_new(o, "collective", json_string(p->collective));
-	json_object_set_new(o, "algorithm", json_string(p->algorithm));
-	json_object_set_new(o, "assignment", json_string(p->assignment));
-	json_object_set_new(o, "mode", json_string(p->mode));
-	json_object_set_new(o, "bytes", json_integer((json_int_t)p->bytes));
-	json_object_set_new(o, "hosts", json_int_or_null(p->hosts));
-	json_object_set_new(o, "workers", json_int_or_null(p->workers));
-	json_object_set_new(o, "wpn", json_int_or_null(p->wpn));
-	json_object_set_new(o, "placement", json_string(p->placement));
-	json_object_set_new(o, "nodes", json_int_or_null(p->nodes));
-	json_object_set_new(o, "ppn", json_int_or_null(p->ppn));
-	json_object_set_new(o, "repetition", json_integer(p->repetition));
-	json_object_set_new(o, "iterations", json_int_or_null(p->iterations));
-	json_object_set_new(o, "warmup", json_int_or_null(p->warmup));
-	json_object_set_new(o, "transport", json_string(p->transport));
-	json_object_set_new(o, "device", json_string(p->device));
-	json_object_set_new(o, "ref_us", json_real_or_null(p->ref_us));
-	json_object_set_new(o, "comm_us", json_real_or_null(p->comm_us));
-	json_object_set_new(o, "compute_us", json_real_or_null(p->compute_us));
-	json_object_set_new(o, "total_us", json_real_or_null(p->total_us));
-	json_object_set_new(o, "total_us_min", json_real_or_null(p->total_us_min));
-	json_object_set_new(o, "total_us_median", json_real_or_null(p->total_us_median));
-	json_object_set_new(o, "total_us_max", json_real_or_null(p->total_us_max));
-	json_object_set_new(o, "oe_measured", json_real_or_null(p->oe_measured));
-	json_object_set_new(o, "oe_paper", json_real_or_null(p->oe_paper));
-	json_object_set_new(o, "overlap", json_real_or_null(p->overlap));
-	json_object_set_new(o, "ranks", json_int_or_null(p->ranks));
-	json_object_set_new(o, "valid", json_boolean(p->valid));
-	if (!p->valid) {
-		json_object_set_new(o, "bad_rank", json_int_or_null(p->bad_rank));
-		json_object_set_new(o, "bad_source", json_int_or_null(p->bad_source));
-		json_object_set_new(o, "bad_offset", json_int_or_null(p->bad_offset));
+	for (size_t i = 0; i < rec_nfields; i++) {
+		const struct rec_field *f = &rec_fields[i];
+
+		if ((f->flags & REC_JSON) && (!(f->flags & REC_INVALID) || !p->valid))
+			json_object_set_new(o, f->name, field_json(p, f));
 	}
-	json_object_set_new(o, "dtype", *p->dtype ? json_string(p->dtype) : json_null());
-	json_object_set_new(o, "op", *p->op ? json_string(p->op) : json_null());
-	json_object_set_new(o, "chunk", p->chunk > 0 ? json_integer(p->chunk) : json_null());
-	json_object_set_new(o, "window", p->window > 0 ? json_integer(p->window) : json_null());
-	json_object_set_new(o, "radix", p->radix > 0 ? json_integer(p->radix) : json_null());
-	json_object_set_new(o, "algbw", json_real_or_null(p->algbw));
-	json_object_set_new(o, "busbw", json_real_or_null(p->busbw));
-	json_object_set_new(o, "p2p_bw", json_real_or_null(p->p2p_bw));
-	json_object_set_new(o, "ref_us_median", json_real_or_null(p->ref_us_median));
-	json_object_set_new(o, "compute_us_median", json_real_or_null(p->compute_us_median));
-	json_object_set_new(o, "oe_measured_median", json_real_or_null(p->oe_measured_median));
-	json_object_set_new(o, "calib_error", json_real_or_null(p->calib_error));
-	json_object_set_new(o, "calibrated", p->calibrated ? json_boolean(p->calibrated > 0) : json_null());
-	hosts = json_loads(p->rank_hosts, 0, NULL);
-	json_object_set_new(o, "rank_hosts", hosts ? hosts : json_array());
-	json_object_set_new(o, "host_source", json_string(p->host_source));
 	return o;
+}
+
+/* Field f of p as --csv writes it: "" where it is not reported or does
+ * not apply. */
+static const char *field_csv(const struct store_point *p, const struct rec_field *f, char *buf,
+			     size_t len)
+{
+	const void *at = rec_at(p, f);
+
+	buf[0] = 0;
+	switch (f->type) {
+	case REC_TEXT:
+	case REC_ARRAY:
+		return *(const char *const *)at ? *(const char *const *)at : "";
+	case REC_INT:
+		snprintf(buf, len, "%d", *(const int *)at);
+		break;
+	case REC_LL:
+		snprintf(buf, len, "%lld", *(const long long *)at);
+		break;
+	case REC_U64:
+		if (*(const uint64_t *)at || !(f->flags & REC_ZERO_NULL))
+			snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)at);
+		break;
+	case REC_UINT:
+		if (*(const unsigned *)at || !(f->flags & REC_ZERO_NULL))
+			snprintf(buf, len, "%u", *(const unsigned *)at);
+		break;
+	case REC_REAL:
+		fmt_double(buf, len, *(const double *)at, "");
+		break;
+	case REC_BOOL:
+		return *(const int *)at ? "1" : "0";
+	case REC_TRI:
+		return calibrated_name(*(const int *)at);
+	}
+	return buf;
+}
+
+/* The index of the table's last CSV field: the end of a row. */
+static size_t csv_last(void)
+{
+	size_t last = 0;
+
+	for (size_t i = 0; i < rec_nfields; i++)
+		if (rec_fields[i].flags & REC_CSV)
+			last = i;
+	return last;
+}
+
+/* The --csv header: the table's CSV fields (record.h), in its order. */
+static void csv_header(void)
+{
+	size_t last = csv_last();
+
+	for (size_t i = 0; i < rec_nfields; i++)
+		if (rec_fields[i].flags & REC_CSV)
+			csv_field(rec_fields[i].name, i == last);
 }
 
 static int print_point(const struct store_point *p, void *data)
 {
 	struct results_out *out = data;
 	char bytes[32], workers[16], wpn[16], rep[16], oem[32], oep[32], tot[32];
-	char chunk[24], window[16], radix[16], algbw[32], busbw[32], p2p[32];
 
 	out->rows++;
 	if (out->fmt == FMT_JSON) {
 		json_array_append_new(out->array, point_json(p));
 		return 0;
 	}
-	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)p->bytes);
+	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)p->key.bytes);
 	snprintf(workers, sizeof(workers), "%d", p->workers);
 	snprintf(wpn, sizeof(wpn), "%d", p->wpn);
 	snprintf(rep, sizeof(rep), "%d", p->repetition);
@@ -183,26 +225,20 @@ static int print_point(const struct store_point *p, void *data)
 	fmt_double(oep, sizeof(oep), p->oe_paper, out->fmt == FMT_CSV ? "" : "-");
 	fmt_double(tot, sizeof(tot), p->total_us, out->fmt == FMT_CSV ? "" : "-");
 	if (out->fmt == FMT_CSV) {
-		snprintf(chunk, sizeof(chunk), "%lld", p->chunk);
-		snprintf(window, sizeof(window), "%d", p->window);
-		snprintf(radix, sizeof(radix), "%d", p->radix);
-		fmt_double(algbw, sizeof(algbw), p->algbw, "");
-		fmt_double(busbw, sizeof(busbw), p->busbw, "");
-		fmt_double(p2p, sizeof(p2p), p->p2p_bw, "");
-		const char *f[] = { p->layout, p->collective, p->algorithm, p->assignment, bytes,
-				    workers, wpn, p->placement, rep, oem, oep, tot,
-				    p->valid ? "1" : "0", p->dtype, p->op, p->chunk > 0 ? chunk : "",
-				    p->window > 0 ? window : "", p->radix > 0 ? radix : "", algbw, busbw,
-				    p2p, calibrated_name(p->calibrated) };
+		size_t last = csv_last();
 
-		for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
-			csv_field(f[i], i + 1 == sizeof(f) / sizeof(*f));
+		for (size_t i = 0; i < rec_nfields; i++) {
+			char buf[64];
+
+			if (rec_fields[i].flags & REC_CSV)
+				csv_field(field_csv(p, &rec_fields[i], buf, sizeof(buf)), i == last);
+		}
 		return 0;
 	}
-	printf("%-28s %-10s %-9s %-10s %9s ", p->layout, p->collective, p->algorithm,
-	       p->assignment, format_size(p->bytes, bytes, sizeof(bytes)));
+	printf("%-28s %-10s %-9s %-10s %9s ", p->layout, p->key.collective, p->key.algorithm,
+	       p->key.assignment, format_size(p->key.bytes, bytes, sizeof(bytes)));
 	if (out->axes)
-		printf("%-6s %-4s ", *p->dtype ? p->dtype : "-", *p->op ? p->op : "-");
+		printf("%-6s %-4s ", point_has(p->key.dtype) ? p->key.dtype : "-", point_has(p->key.op) ? p->key.op : "-");
 	printf("%7s %4s %-9s %3s %11s %8s %12s %5s%s\n", workers, wpn, p->placement, rep,
 	       oem, oep, tot, p->valid ? "yes" : "NO", p->calibrated < 0 ? "  uncalibrated" : "");
 	return 0;
@@ -252,8 +288,7 @@ static int results_args(int argc, char **argv, struct results_args *a)
 static void print_header(const struct results_out *out)
 {
 	if (out->fmt == FMT_CSV)
-		for (int i = 0; columns[i]; i++)
-			csv_field(columns[i], !columns[i + 1]);
+		csv_header();
 	if (out->fmt != FMT_TABLE)
 		return;
 	printf("%-28s %-10s %-9s %-10s %9s ", "layout", "collective", "algorithm", "assignment",

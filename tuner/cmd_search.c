@@ -194,7 +194,7 @@ static json_t *num_or_null(double v)
 }
 
 /* The axes of group g that apply (chunk, window, radix) into o. */
-static void axes_json(json_t *o, const struct search_group *g)
+static void axes_json(json_t *o, const struct point *g)
 {
 	if (g->chunk)
 		json_object_set_new(o, "chunk", json_integer((json_int_t)g->chunk));
@@ -208,7 +208,7 @@ static void axes_json(json_t *o, const struct search_group *g)
 static json_t *config_json(const struct search_space *sp, const struct search_config *c)
 {
 	const struct search_layout *l;
-	const struct search_group *g;
+	const struct point *g;
 	json_t *o;
 
 	if (c->layout < 0 || c->group < 0)
@@ -252,7 +252,7 @@ static json_t *best_json(const struct search_space *sp, const struct search_resu
 	json_t *arr = json_array();
 
 	for (size_t g = 0; g < sp->ngroups; g++) {
-		const struct search_group *gr = &sp->groups[g];
+		const struct point *gr = &sp->groups[g];
 		const struct search_best *b = &r->best[g];
 		const struct search_layout *l;
 		json_t *o;
@@ -300,9 +300,9 @@ static void model_json(json_t *obj, const struct search_space *sp, const struct 
 		const struct model_search_group *g = &ms->groups[d];
 
 		json_array_append_new(pred, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:I}",
-			"collective", g->collective, "bytes", (json_int_t)g->bytes,
-			"dtype", g->dtype ? json_string(g->dtype) : json_null(),
-			"op", g->op ? json_string(g->op) : json_null(),
+			"collective", g->key.collective, "bytes", (json_int_t)g->key.bytes,
+			"dtype", g->key.dtype ? json_string(g->key.dtype) : json_null(),
+			"op", g->key.op ? json_string(g->key.op) : json_null(),
 			"layout", g->best >= 0 ? json_string(sp->layouts[g->best].id) : json_null(),
 			"oe_measured", num_or_null(g->oe), "oe_measured_sd", num_or_null(g->sd),
 			"candidates", (json_int_t)g->ncandidates));
@@ -363,18 +363,17 @@ static const char *config_words(const struct search_space *sp, const struct sear
 				int groups, char *buf, size_t len)
 {
 	const struct search_layout *l = &sp->layouts[c->layout];
-	const struct search_group *g = &sp->groups[c->group];
+	const struct point *g = &sp->groups[c->group];
 	int k;
 
 	k = snprintf(buf, len, "%u worker%s (%u WPN, %s)", l->workers, l->workers == 1 ? "" : "s",
 		     l->wpn, l->placement);
-	if (groups && k > 0 && (size_t)k < len)
-		k += snprintf(buf + k, len - (size_t)k, " %s/%s", g->algorithm, g->assignment);
-	if (groups && g->chunk && k > 0 && (size_t)k < len)
-		k += snprintf(buf + k, len - (size_t)k, " chunk %llu window %u",
-			      (unsigned long long)g->chunk, g->window);
-	if (groups && g->radix && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, " radix %u", g->radix);
+	if (groups && k > 0 && (size_t)k < len) {
+		char pt[160];
+
+		snprintf(buf + k, len - (size_t)k, " %s",
+			 point_text(g, POINT_SCHEDULE | POINT_AXES, pt, sizeof(pt)));
+	}
 	return buf;
 }
 
@@ -470,7 +469,7 @@ static void print_bests(const struct search_space *sp, const struct search_resul
 	       "algorithm", "assignment", "size", "workers", "wpn", "placement",
 	       "oe_measured", "spread", "reps", "layout");
 	for (size_t g = 0; g < sp->ngroups; g++) {
-		const struct search_group *gr = &sp->groups[g];
+		const struct point *gr = &sp->groups[g];
 		const struct search_best *bs = &r->best[g];
 
 		if (bs->layout < 0) {
@@ -514,8 +513,8 @@ static void print_model(const struct search_space *sp, const struct search_resul
 
 		if (g->best >= 0)
 			printf("    predicted %s %s%s%s%s%s: %s, OE %.1f +- %.1f; %u candidate%s\n",
-			       g->collective, format_size(g->bytes, sz, sizeof(sz)), g->dtype ? " " : "",
-			       g->dtype ? g->dtype : "", g->op ? " " : "", g->op ? g->op : "",
+			       g->key.collective, format_size(g->key.bytes, sz, sizeof(sz)), g->key.dtype ? " " : "",
+			       g->key.dtype ? g->key.dtype : "", g->key.op ? " " : "", g->key.op ? g->key.op : "",
 			       sp->layouts[g->best].id, g->oe, g->sd, g->ncandidates,
 			       g->ncandidates == 1 ? "" : "s");
 	}

@@ -90,11 +90,11 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 		for (size_t i = 0; i < nb; i++) {
 			char *t = xasprintf("%s%llu-%llu:%s:%s:%s", *bands ? " " : "",
 					    (unsigned long long)b[i].lo, (unsigned long long)b[i].hi,
-					    b[i].best->algorithm, b[i].best->assignment, b[i].best->layout);
+					    b[i].best->key.algorithm, b[i].best->key.assignment, b[i].best->layout);
 
 			fprintf(f, "# %s %s..%s: %s, %s, %s (oe_measured %.1f +- %.1f)\n", coll,
 				format_size(b[i].lo, sz, sizeof(sz)), format_size(b[i].hi, sz2, sizeof(sz2)),
-				b[i].best->algorithm, b[i].best->assignment, b[i].best->layout,
+				b[i].best->key.algorithm, b[i].best->key.assignment, b[i].best->layout,
 				b[i].best->oe, b[i].best->spread);
 			bands = xrealloc(bands, strlen(bands) + strlen(t) + 1);
 			strcat(bands, t);
@@ -111,9 +111,9 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 		snprintf(name, sizeof(name), "SWEETSPOT_%s_PLACEMENT", up);
 		put_var(f, name, m->best->placement);
 		snprintf(name, sizeof(name), "SWEETSPOT_%s_ASSIGNMENT", up);
-		put_var(f, name, m->best->assignment);
+		put_var(f, name, m->best->key.assignment);
 		snprintf(name, sizeof(name), "SWEETSPOT_%s_ALGORITHM", up);
-		put_var(f, name, m->best->algorithm);
+		put_var(f, name, m->best->key.algorithm);
 		snprintf(name, sizeof(name), "SWEETSPOT_%s_BANDS", up);
 		put_var(f, name, bands);
 		free(bands);

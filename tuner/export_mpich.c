@@ -43,7 +43,7 @@ struct mpich_set {
 
 static void set_add(struct mpich_set *s, const struct store_point *p)
 {
-	const char *alg = mpich_record_algorithm(p->algorithm);
+	const char *alg = mpich_record_algorithm(p->key.algorithm);
 	double t = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 	unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
 	size_t i;
@@ -51,16 +51,16 @@ static void set_add(struct mpich_set *s, const struct store_point *p)
 	if (!alg || !p->valid || !p->mode || strcmp(p->mode, "mpi") || !isfinite(t) || t <= 0)
 		return;
 	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->c[i].coll, p->collective) && !strcmp(s->c[i].alg, alg) &&
-		    s->c[i].ranks == ranks && s->c[i].bytes == p->bytes)
+		if (!strcmp(s->c[i].coll, p->key.collective) && !strcmp(s->c[i].alg, alg) &&
+		    s->c[i].ranks == ranks && s->c[i].bytes == p->key.bytes)
 			break;
 	if (i == s->n) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 16;
 			s->c = xrealloc(s->c, s->cap * sizeof(*s->c));
 		}
-		s->c[s->n++] = (struct mpich_cell){ xstrdup(p->collective), xstrdup(alg), ranks,
-						    p->bytes, 0, 0 };
+		s->c[s->n++] = (struct mpich_cell){ xstrdup(p->key.collective), xstrdup(alg), ranks,
+						    p->key.bytes, 0, 0 };
 	}
 	s->c[i].sum += t;
 	s->c[i].n++;

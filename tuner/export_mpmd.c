@@ -48,33 +48,33 @@ static void narrow_spec(struct spec *s, const struct decisions *d, const struct 
 
 	s->nsizes = 0;
 	for (size_t i = 0; i < d->noff && s->nsizes < SPEC_MAX_SIZES; i++) {
-		uint64_t v = d->off[i].bytes;
+		uint64_t v = d->off[i].key.bytes;
 
-		if (strcmp(d->off[i].collective, b->collective) || v < b->lo || v > b->hi ||
+		if (strcmp(d->off[i].key.collective, b->collective) || v < b->lo || v > b->hi ||
 		    (s->nsizes && s->sizes[s->nsizes - 1] == v))
 			continue;
 		s->sizes[s->nsizes++] = v;	/* d->off is sorted by size within a collective */
 	}
 	strvec_clear(&s->collectives);
-	strvec_push(&s->collectives, c->collective);
+	strvec_push(&s->collectives, c->key.collective);
 	strvec_clear(&s->algorithms);
-	strvec_push(&s->algorithms, c->algorithm);
+	strvec_push(&s->algorithms, c->key.algorithm);
 	strvec_clear(&s->assignments);
-	strvec_push(&s->assignments, c->assignment);
-	if (c->dtype && *c->dtype) {
+	strvec_push(&s->assignments, c->key.assignment);
+	if (point_has(c->key.dtype)) {
 		strvec_clear(&s->dtypes);
-		strvec_push(&s->dtypes, c->dtype);
+		strvec_push(&s->dtypes, c->key.dtype);
 		strvec_clear(&s->ops);
-		strvec_push(&s->ops, c->op);
+		strvec_push(&s->ops, c->key.op);
 	}
-	if (c->chunk) {
-		s->chunks[0] = c->chunk;
+	if (c->key.chunk) {
+		s->chunks[0] = c->key.chunk;
 		s->nchunks = 1;
-		s->windows[0] = c->window;
+		s->windows[0] = c->key.window;
 		s->nwindows = 1;
 	}
-	if (c->radix) {
-		s->radix[0] = c->radix;
+	if (c->key.radix) {
+		s->radix[0] = c->key.radix;
 		s->nradix = 1;
 	}
 }

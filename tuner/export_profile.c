@@ -41,6 +41,23 @@ static void put_float(FILE *f, double v)
 	fputs(buf, f);
 }
 
+/* The axes of a point that apply to it (point.h), each as a setting:
+ * "dtype", "op", "chunk", "window", "radix". */
+static void put_axes(FILE *f, const struct point *p)
+{
+	if (point_has(p->dtype)) {
+		fputs(" dtype = ", f);
+		put_str(f, p->dtype);
+		fputs("; op = ", f);
+		put_str(f, p->op);
+		fputc(';', f);
+	}
+	if (p->chunk)
+		fprintf(f, " chunk = %lluL; window = %u;", (unsigned long long)p->chunk, p->window);
+	if (p->radix)
+		fprintf(f, " radix = %u;", p->radix);
+}
+
 int export_profile(const struct decisions *d, FILE *f)
 {
 	size_t i;
@@ -49,10 +66,11 @@ int export_profile(const struct decisions *d, FILE *f)
 		return error("profile: nothing measured to export in %s",
 			     d->source ? d->source : "the input");
 	fputs("# sweetspot profile: the decisions measured, for sweetspot to read back\n"
-	      "# ('sweetspot export --profile THIS_FILE --format ...', 'sweetspot recommend\n"
-	      "# --profile THIS_FILE'). offload: the best layout of every collective,\n"
-	      "# algorithm, assignment and message size; mpi: the fastest Open MPI\n"
-	      "# coll/tuned algorithm per collective, communicator and message size.\n", f);
+	      "# ('sweetspot export --profile THIS_FILE --format ...'). offload: the\n"
+	      "# chosen layout of every question (collective, message size, and a\n"
+	      "# reduction's dtype and op) with the point it ran (algorithm, assignment,\n"
+	      "# chunk, window, radix); mpi: the fastest Open MPI coll/tuned algorithm\n"
+	      "# per collective, communicator and message size.\n", f);
 	fputs("version = 1;\nsource = ", f);
 	put_str(f, d->source);
 	fprintf(f, ";\nrun = %lldL;\n", d->run);
@@ -71,12 +89,14 @@ int export_profile(const struct decisions *d, FILE *f)
 		const struct offload_choice *c = &d->off[i];
 
 		fputs(i ? ",\n  { collective = " : "\n  { collective = ", f);
-		put_str(f, c->collective);
+		put_str(f, c->key.collective);
 		fputs("; algorithm = ", f);
-		put_str(f, c->algorithm);
+		put_str(f, c->key.algorithm);
 		fputs("; assignment = ", f);
-		put_str(f, c->assignment);
-		fprintf(f, "; bytes = %lluL;\n    layout = ", (unsigned long long)c->bytes);
+		put_str(f, c->key.assignment);
+		fprintf(f, "; bytes = %lluL;", (unsigned long long)c->key.bytes);
+		put_axes(f, &c->key);
+		fputs("\n    layout = ", f);
 		put_str(f, c->layout);
 		fputs("; placement = ", f);
 		put_str(f, c->placement);
@@ -132,6 +152,14 @@ static int get_str(const config_setting_t *g, const char *name, const char *path
 	return 0;
 }
 
+/* An optional string setting: absent is NULL. */
+static int get_opt_str(const config_setting_t *g, const char *name, const char *path,
+		       char **out)
+{
+	*out = NULL;
+	return config_setting_get_member(g, name) ? get_str(g, name, path, out) : 0;
+}
+
 static int get_num(const config_setting_t *g, const char *name, const char *path,
 		   int optional, double *out)
 {
@@ -170,16 +198,56 @@ static int get_uint(const config_setting_t *g, const char *name, const char *pat
 	return 0;
 }
 
+/* The axes put_axes() wrote; absent (a profile of version 1 or a point
+ * where they do not apply): NULL and 0. A reduction names both dtype and
+ * op, a pipelined point chunk and window. */
+static int get_axes(const config_setting_t *g, const char *path, struct point *p)
+{
+	unsigned window = 0, radix = 0;
+	double chunk = 0;
+	int line = config_setting_source_line(g);
+	char *dtype = NULL, *op = NULL;
+	int rc = get_opt_str(g, "dtype", path, &dtype) || get_opt_str(g, "op", path, &op);
+
+	/* Owned by p from here: released with it whatever follows. */
+	p->dtype = dtype;
+	p->op = op;
+	if (rc)
+		return -1;
+	if (!p->dtype != !p->op)
+		return error("%s:%d: dtype and op go together", path, line);
+	if (config_setting_get_member(g, "chunk") &&
+	    (get_num(g, "chunk", path, 0, &chunk) || get_uint(g, "window", path, &window)))
+		return -1;
+	if (chunk < 0 || chunk != floor(chunk) || chunk > 18446744073709549568.0 ||
+	    (chunk > 0) != (window > 0))
+		return error("%s:%d: chunk must be a whole number of bytes with a window >= 1",
+			     path, line);
+	if (config_setting_get_member(g, "radix") && get_uint(g, "radix", path, &radix))
+		return -1;
+	if (config_setting_get_member(g, "radix") && radix < 2)
+		return error("%s:%d: radix must be >= 2", path, line);
+	p->chunk = (uint64_t)chunk;
+	p->window = window;
+	p->radix = radix;
+	return 0;
+}
+
 /* One offload entry, group g, into c. */
 static int load_offload_one(const config_setting_t *g, const char *path, struct offload_choice *c)
 {
 	const char *s;
 	double b, reps;
 
-	if (get_str(g, "collective", path, &c->collective) ||
-	    get_str(g, "algorithm", path, &c->algorithm) ||
-	    get_str(g, "assignment", path, &c->assignment) ||
-	    get_str(g, "layout", path, &c->layout) ||
+	char *coll = NULL, *alg = NULL, *asg = NULL;
+	int rc = get_str(g, "collective", path, &coll) || get_str(g, "algorithm", path, &alg) ||
+		 get_str(g, "assignment", path, &asg);
+
+	/* Owned by c from here: released with it whatever follows. */
+	c->key.collective = coll;
+	c->key.algorithm = alg;
+	c->key.assignment = asg;
+	if (rc || get_str(g, "layout", path, &c->layout) ||
 	    get_str(g, "placement", path, &c->placement) ||
 	    get_num(g, "bytes", path, 0, &b) ||
 	    get_uint(g, "nodes", path, &c->nodes) || get_uint(g, "ppn", path, &c->ppn) ||
@@ -193,7 +261,9 @@ static int load_offload_one(const config_setting_t *g, const char *path, struct 
 		return -1;
 	if (b < 1)
 		return error("%s:%d: bytes must be >= 1", path, config_setting_source_line(g));
-	c->bytes = (uint64_t)b;
+	c->key.bytes = (uint64_t)b;
+	if (get_axes(g, path, &c->key))
+		return -1;
 	c->reps = (unsigned)reps;
 	if (config_setting_lookup_string(g, "runner_up", &s))
 		c->runner_up = xstrdup(s);

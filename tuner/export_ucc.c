@@ -161,7 +161,7 @@ static void dpu_tokens(const struct decisions *d, struct ucc_export *u)
 		const struct offload_choice *c = b[i].best;
 		char range[80], *tok;
 
-		if (strcmp(c->algorithm, "slice") || !c->pays || strcmp(c->pays, "yes"))
+		if (strcmp(c->key.algorithm, "slice") || !c->pays || strcmp(c->pays, "yes"))
 			continue;
 		ucc_range(b[i].lo, b[i].hi + 1, range, sizeof(range));
 		tok = xasprintf("allreduce:%s:host:[%u]:inf:@sliding_window", range, c->nodes * c->ppn);

@@ -20,9 +20,9 @@
 int model_obs_from_point(const struct store_point *p, const struct model_env *env,
 			 struct model_obs *o)
 {
-	int c = parse_name(p->collective, coll_names, COLL_N);
-	int a = parse_name(p->algorithm, alg_names, ALG_N);
-	int s = parse_name(p->assignment, asg_names, ASG_N);
+	int c = parse_name(p->key.collective, coll_names, COLL_N);
+	int a = parse_name(p->key.algorithm, alg_names, ALG_N);
+	int s = parse_name(p->key.assignment, asg_names, ASG_N);
 
 	memset(o, 0, sizeof(*o));
 	if (c < 0 || a < 0 || s < 0 || !alg_applies(c, a) || p->ppn < 1 || p->hosts < p->ppn ||
@@ -32,18 +32,18 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 	o->mc = (struct model_machine){ p->hosts / p->ppn, p->ppn, p->workers, p->wpn,
 					!strcmp(p->placement, "dpu"), env->host_cores, env->dpu_cores,
 					env->shm_rma };
-	o->pt = (struct model_point){ c, a, s, p->bytes, env->mmax, env->has_reduction,
-				      p->chunk > 0 ? (size_t)p->chunk : 0, p->window > 0 ? p->window : 0,
-				      p->radix > 0 ? p->radix : 0, DT_INT32, RO_SUM };
-	if (p->dtype && *p->dtype) {
-		int d = parse_name(p->dtype, dtype_names, DT_N);
+	o->pt = (struct model_point){ c, a, s, p->key.bytes, env->mmax, env->has_reduction,
+				      p->key.chunk > 0 ? (size_t)p->key.chunk : 0, p->key.window > 0 ? p->key.window : 0,
+				      p->key.radix > 0 ? p->key.radix : 0, DT_INT32, RO_SUM };
+	if (point_has(p->key.dtype)) {
+		int d = parse_name(p->key.dtype, dtype_names, DT_N);
 
 		if (d < 0)
 			return -1;
 		o->pt.dt = (enum dtype)d;
 	}
-	if (p->op && *p->op) {
-		int r = parse_name(p->op, redop_names, RO_N);
+	if (point_has(p->key.op)) {
+		int r = parse_name(p->key.op, redop_names, RO_N);
 
 		if (r < 0)
 			return -1;

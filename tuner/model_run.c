@@ -204,7 +204,7 @@ struct predict_ctx {
 };
 
 /* One point of the plan, with every axis it has (plan_foreach_point). */
-static int predict_point(const struct plan_point *pp, void *data)
+static int predict_point(const struct point *pp, void *data)
 {
 	struct predict_ctx *x = data;
 	int c = parse_name(pp->collective, coll_names, COLL_N);
@@ -261,10 +261,10 @@ static int collect_point(const struct model_obs *o, const struct model_pred *pr,
 	p.wpn = o->mc.wpn;
 	p.placement = placement_name(x->l->placement);
 	p.mode = "offload";
-	p.collective = coll_names[o->pt.coll];
-	p.algorithm = alg_names[o->pt.alg];
-	p.assignment = asg_names[o->pt.asg];
-	p.bytes = o->pt.m;
+	p.key.collective = coll_names[o->pt.coll];
+	p.key.algorithm = alg_names[o->pt.alg];
+	p.key.assignment = asg_names[o->pt.asg];
+	p.key.bytes = o->pt.m;
 	p.hosts = o->mc.nodes * o->mc.ppn;
 	p.workers = o->mc.W;
 	p.nodes = o->mc.nodes;
@@ -278,11 +278,11 @@ static int collect_point(const struct model_obs *o, const struct model_pred *pr,
 	p.oe_paper = pr->oe_paper;
 	p.valid = 1;
 	p.ranks = p.hosts + p.workers;
-	p.dtype = red ? dtype_names[o->pt.dt] : "";
-	p.op = red ? redop_names[o->pt.op] : "";
-	p.chunk = (long long)o->pt.chunk;
-	p.window = o->pt.window;
-	p.radix = o->pt.radix;
+	p.key.dtype = red ? dtype_names[o->pt.dt] : "";
+	p.key.op = red ? redop_names[o->pt.op] : "";
+	p.key.chunk = (long long)o->pt.chunk;
+	p.key.window = o->pt.window;
+	p.key.radix = o->pt.radix;
 	store_point_copy(&x->pts[x->n++], &p);
 	return 0;
 }

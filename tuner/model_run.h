@@ -56,9 +56,9 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 
 /* One decision group as the model sees it. */
 struct model_search_group {
-	const char *collective;	/* borrowed from the search space */
-	uint64_t bytes;
-	const char *dtype, *op;	/* reductions (as recommend decides); NULL else */
+	/* The question (collective, bytes, dtype and op as recommend decides;
+	 * no configuration): strings borrowed from the search space. */
+	struct point key;
 	long best;		/* predicted best layout; -1: none */
 	double oe, sd;		/* its predicted oe_measured and sd */
 	unsigned ncandidates;	/* layouts it puts forward */

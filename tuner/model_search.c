@@ -78,12 +78,11 @@ out:
 	return ret;
 }
 
-static long group_of(const struct model_search *ms, const char *coll, uint64_t bytes,
-		     const char *dtype, const char *op)
+/* The decision group that answers q's question; -1: none yet. */
+static long group_of(const struct model_search *ms, const struct point *q)
 {
 	for (size_t d = 0; d < ms->ngroups; d++)
-		if (ms->groups[d].bytes == bytes && !strcmp(ms->groups[d].collective, coll) &&
-		    parse_same_str(ms->groups[d].dtype, dtype) && parse_same_str(ms->groups[d].op, op))
+		if (!point_cmp_question(&ms->groups[d].key, q))
 			return (long)d;
 	return -1;
 }
@@ -92,8 +91,10 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 {
 	struct grid_pred *gp = data;
 	int red = coll_is_reduction(o->pt.coll);
-	long d = group_of(gp->ms, coll_names[o->pt.coll], o->pt.m, red ? dtype_names[o->pt.dt] : NULL,
-			  red ? redop_names[o->pt.op] : NULL);
+	struct point q = { .collective = coll_names[o->pt.coll], .bytes = o->pt.m,
+			   .dtype = red ? dtype_names[o->pt.dt] : NULL,
+			   .op = red ? redop_names[o->pt.op] : NULL };
+	long d = group_of(gp->ms, &q);
 	size_t k;
 
 	if (d < 0 || !isfinite(pr->oe_measured))
@@ -112,11 +113,13 @@ static void build_groups(const struct search_space *sp, struct model_search *ms)
 {
 	ms->groups = xcalloc(sp->ngroups + 1, sizeof(*ms->groups));
 	for (size_t g = 0; g < sp->ngroups; g++) {
-		const struct search_group *gr = &sp->groups[g];
+		const struct point *gr = &sp->groups[g];
 
-		if (group_of(ms, gr->collective, gr->bytes, gr->dtype, gr->op) < 0)
-			ms->groups[ms->ngroups++] = (struct model_search_group){
-				gr->collective, gr->bytes, gr->dtype, gr->op, -1, NAN, NAN, 0 };
+		struct point q = { .collective = gr->collective, .bytes = gr->bytes,
+				   .dtype = gr->dtype, .op = gr->op };
+
+		if (group_of(ms, &q) < 0)
+			ms->groups[ms->ngroups++] = (struct model_search_group){ q, -1, NAN, NAN, 0 };
 	}
 }
 

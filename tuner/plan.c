@@ -74,7 +74,7 @@ static struct axis axis_of(int applies, size_t n)
 	return (struct axis){ applies ? n : 1, applies };
 }
 
-size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct plan_point *pt, void *data),
+size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct point *pt, void *data),
 			  void *data)
 {
 	size_t count = 0;
@@ -95,7 +95,7 @@ size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct plan_poin
 			for (size_t z = 0; z < s->nsizes; z++)
 			for (size_t d = 0; d < dt.n; d++)
 			for (size_t o = 0; o < op.n; o++) {
-				struct plan_point pt = { coll, alg, s->assignments.v[g], s->sizes[z],
+				struct point pt = { coll, alg, s->assignments.v[g], s->sizes[z],
 					dt.applies ? s->dtypes.v[d] : NULL, op.applies ? s->ops.v[o] : NULL,
 					0, 0, 0 };
 

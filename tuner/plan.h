@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "point.h"
+
 #include "spec.h"
 #include "strvec.h"
 
@@ -52,21 +54,10 @@ struct plan {
 
 #define PLAN_INIT { NULL, 0, 0, 0 }
 
-/* One point of a layout, the layout aside: NULL dtype and op, 0 chunk,
- * window and radix where the axis does not apply. Strings point into the
- * spec. */
-struct plan_point {
-	const char *collective, *algorithm, *assignment;
-	uint64_t bytes;
-	const char *dtype, *op;
-	uint64_t chunk;
-	unsigned window, radix;
-};
-
 /* Calls fn (when not NULL) for every point one launch of s measures, in
  * the kernel's order; stops early when fn returns nonzero. Returns the
  * number of points visited. */
-size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct plan_point *pt, void *data),
+size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct point *pt, void *data),
 			  void *data);
 
 /* What a point's schedule costs, counted over the kernel's own builders
@@ -83,7 +74,7 @@ struct plan_cost {
 /* The cost of the offloaded schedule of pt on layout l. 0, or -1 when the
  * kernel's builders have no schedule for it (a schedule the kernel does
  * not run yet). */
-int plan_point_cost(const struct layout *l, const struct plan_point *pt, struct plan_cost *out);
+int plan_point_cost(const struct layout *l, const struct point *pt, struct plan_cost *out);
 
 /* Builds the plan of a loaded spec. Prints "file:line: message" and
  * returns -1 when a rule leaves a listed value unusable or nothing at all

@@ -166,7 +166,7 @@ static void count_bytes(const struct layout *l, const struct coll_rank *cr, int 
 /* The geometry a launch of the layout gives pt: the kernel's enums by
  * name, the assignment worked out over the layout's nodes, the region's
  * offsets as the kernel lays them out (only their order matters here). */
-static int geometry(const struct layout *l, const struct plan_point *pt, int *owner,
+static int geometry(const struct layout *l, const struct point *pt, int *owner,
 		    struct coll_geom *g)
 {
 	int c = parse_name(pt->collective, coll_names, COLL_N), a = parse_name(pt->algorithm, alg_names, ALG_N);
@@ -200,7 +200,7 @@ static int geometry(const struct layout *l, const struct plan_point *pt, int *ow
 	return ret ? -1 : 0;
 }
 
-int plan_point_cost(const struct layout *l, const struct plan_point *pt, struct plan_cost *out)
+int plan_point_cost(const struct layout *l, const struct point *pt, struct plan_cost *out)
 {
 	int n = (int)layout_ranks(l), built = 0, ret = -1;
 	int *owner = xcalloc(l->hosts, sizeof(int));

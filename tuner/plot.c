@@ -77,16 +77,16 @@ static int cmp_point(const void *a, const void *b)
 	const struct store_point *y = *(const struct store_point *const *)b;
 	int c;
 
-	if ((c = strcmp(x->collective, y->collective)) || (c = strcmp(x->algorithm, y->algorithm)) ||
-	    (c = strcmp(x->assignment, y->assignment)) || (c = strcmp(x->layout, y->layout)))
+	if ((c = strcmp(x->key.collective, y->key.collective)) || (c = strcmp(x->key.algorithm, y->key.algorithm)) ||
+	    (c = strcmp(x->key.assignment, y->key.assignment)) || (c = strcmp(x->layout, y->layout)))
 		return c;
-	return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+	return x->key.bytes < y->key.bytes ? -1 : x->key.bytes > y->key.bytes;
 }
 
 static int same_group(const struct store_point *x, const struct store_point *y)
 {
-	return !strcmp(x->collective, y->collective) && !strcmp(x->algorithm, y->algorithm) &&
-	       !strcmp(x->assignment, y->assignment);
+	return !strcmp(x->key.collective, y->key.collective) && !strcmp(x->key.algorithm, y->key.algorithm) &&
+	       !strcmp(x->key.assignment, y->key.assignment);
 }
 
 /* The median and its CI (ci) or min-max (!ci) of the finite values. */
@@ -169,7 +169,7 @@ static void group_add(struct group *g, const struct store_point *const *run, siz
 	memset(c, 0, sizeof(*c));
 	summarize_conf(run, n, c);
 	add_uns(g->workers, &g->nworkers, 256, (unsigned)p->workers);
-	add_u64(g->sizes, &g->nsizes, 64, p->bytes);
+	add_u64(g->sizes, &g->nsizes, 64, p->key.bytes);
 	if (p->wpn > 0)
 		add_uns(g->wpns, &g->nwpns, 64, (unsigned)p->wpn);
 	g->has_dpu |= !onload;
@@ -226,9 +226,9 @@ static size_t pick(const struct group *g, uint64_t bytes, int wpn, const char *p
 		const struct conf *c = &g->confs[i];
 		size_t w;
 
-		if (c->p->bytes != bytes || (wpn && c->p->wpn != wpn) ||
+		if (c->p->key.bytes != bytes || (wpn && c->p->wpn != wpn) ||
 		    (placement && (!c->p->placement || strcmp(c->p->placement, placement))) ||
-		    (algorithm && strcmp(c->p->algorithm, algorithm)) || !c->oe.ok ||
+		    (algorithm && strcmp(c->p->key.algorithm, algorithm)) || !c->oe.ok ||
 		    c->predicted != l->predicted)
 			continue;
 		for (w = 0; w < g->nworkers && g->workers[w] != (unsigned)c->p->workers; w++)
@@ -430,12 +430,12 @@ static void name_figure(struct figure *fg, const char *kind, const char *what)
 	const struct store_point *p = fg->g->p;
 	char c[64], a[64], s[64];
 
-	safe_name(c, sizeof(c), p->collective);
-	safe_name(a, sizeof(a), p->algorithm);
-	safe_name(s, sizeof(s), p->assignment);
+	safe_name(c, sizeof(c), p->key.collective);
+	safe_name(a, sizeof(a), p->key.algorithm);
+	safe_name(s, sizeof(s), p->key.assignment);
 	snprintf(fg->name, sizeof(fg->name), "%s-%s-%s-%s", kind, c, a, s);
-	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment): %s", p->collective,
-		 p->algorithm, p->assignment, what);
+	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment): %s", p->key.collective,
+		 p->key.algorithm, p->key.assignment, what);
 }
 
 /* OE and runtime against workers, one line per size (best layout each). */
@@ -573,20 +573,20 @@ static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_
 	int figs = 0;
 	char c[64], sz[32], a[64];
 
-	safe_name(c, sizeof(c), m.p->collective);
+	safe_name(c, sizeof(c), m.p->key.collective);
 	for (size_t k = 0; k < m.nsizes && figs >= 0; k++) {
 		fg.nlines = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct line *l = &fg.lines[fg.nlines];
 
 			/* Groups are sorted by algorithm: one line per name. */
-			if (i && !strcmp(g[i].p->algorithm, g[i - 1].p->algorithm))
+			if (i && !strcmp(g[i].p->key.algorithm, g[i - 1].p->key.algorithm))
 				continue;
-			if (!pick(&m, m.sizes[k], 0, NULL, g[i].p->algorithm, l))
+			if (!pick(&m, m.sizes[k], 0, NULL, g[i].p->key.algorithm, l))
 				continue;
-			safe_name(a, sizeof(a), g[i].p->algorithm);
+			safe_name(a, sizeof(a), g[i].p->key.algorithm);
 			snprintf(l->key, sizeof(l->key), "%s", a);
-			snprintf(l->title, sizeof(l->title), "%s", g[i].p->algorithm);
+			snprintf(l->title, sizeof(l->title), "%s", g[i].p->key.algorithm);
 			fg.nlines++;
 		}
 		if (fg.nlines < 2)
@@ -594,7 +594,7 @@ static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_
 		format_size(m.sizes[k], sz, sizeof(sz));
 		snprintf(fg.name, sizeof(fg.name), "sched-%s-%s", c, sz);
 		snprintf(fg.title, sizeof(fg.title), "%s at %s: offload efficiency per algorithm/schedule, "
-			 "best assignment and layout at each worker count", m.p->collective, sz);
+			 "best assignment and layout at each worker count", m.p->key.collective, sz);
 		figs = put_figure(tmp, gp, &fg) ? -1 : figs + 1;
 	}
 	free(fg.lines);
@@ -699,14 +699,14 @@ static void mark_sets(const struct store_point *pts, size_t n, struct group *g, 
 			for (size_t d = 0; d < v.noff; d++) {
 				const struct offload_verdict *o = &v.off[d];
 
-				if (o->bytes != p->bytes || strcmp(o->collective, p->collective) ||
-				    strcmp(o->dtype ? o->dtype : "", p->dtype ? p->dtype : "") ||
-				    strcmp(o->op ? o->op : "", p->op ? p->op : ""))
+				if (o->bytes != p->key.bytes || strcmp(o->collective, p->key.collective) ||
+				    strcmp(o->dtype ? o->dtype : "", p->key.dtype ? p->key.dtype : "") ||
+				    strcmp(o->op ? o->op : "", p->key.op ? p->key.op : ""))
 					continue;
 				for (size_t k = 0; k < o->nindifferent; k++)
 					if (!strcmp(o->indifferent[k].layout, p->layout) &&
-					    !strcmp(o->indifferent[k].algorithm, p->algorithm) &&
-					    !strcmp(o->indifferent[k].assignment, p->assignment))
+					    !strcmp(o->indifferent[k].key.algorithm, p->key.algorithm) &&
+					    !strcmp(o->indifferent[k].key.assignment, p->key.assignment))
 						g[i].confs[c].in_set = 1;
 			}
 		}
@@ -765,7 +765,7 @@ int plot_write(const struct store_point *pts, size_t n, const struct store_point
 	for (i = 0; i < ng; i = j) {
 		int w;
 
-		for (j = i + 1; j < ng && !strcmp(g[j].p->collective, g[i].p->collective); j++)
+		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective); j++)
 			;
 		if ((w = sched_figures(tmp, gp, g + i, j - i)) < 0)
 			goto out;

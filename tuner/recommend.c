@@ -49,21 +49,21 @@ static int cmp_coll(const char *a, const char *b)
 static int cmp_off(const void *x, const void *y)
 {
 	const struct offload_choice *a = x, *b = y;
-	int c = cmp_coll(a->collective, b->collective);
+	int c = cmp_coll(a->key.collective, b->key.collective);
 
 	if (c)
 		return c;
 	/* A reduction's dtype and op are separate questions: their own bands. */
-	c = cmp_str(a->dtype, b->dtype);
+	c = cmp_str(a->key.dtype, b->key.dtype);
 	if (c)
 		return c;
-	c = cmp_str(a->op, b->op);
+	c = cmp_str(a->key.op, b->key.op);
 	if (c)
 		return c;
-	if (a->bytes != b->bytes)
-		return a->bytes < b->bytes ? -1 : 1;
-	c = strcmp(a->algorithm, b->algorithm);
-	return c ? c : strcmp(a->assignment, b->assignment);
+	if (a->key.bytes != b->key.bytes)
+		return a->key.bytes < b->key.bytes ? -1 : 1;
+	c = strcmp(a->key.algorithm, b->key.algorithm);
+	return c ? c : strcmp(a->key.assignment, b->key.assignment);
 }
 
 static int cmp_mpi(const void *x, const void *y)
@@ -115,7 +115,7 @@ const char *mpi_algorithm_name(const char *collective, int alg)
 
 static char *describe(const struct verdict_config *c)
 {
-	return xasprintf("%s %s %s", c->layout, c->algorithm, c->assignment);
+	return xasprintf("%s %s %s", c->layout, c->key.algorithm, c->key.assignment);
 }
 
 /* The set, cheapest first, as "LAYOUT ALG ASSIGNMENT; ..." for people. */
@@ -138,15 +138,13 @@ static void offload_from_verdict(const struct offload_verdict *v, struct offload
 {
 	const struct verdict_config *x = &v->choice;
 
-	c->collective = xstrdup(v->collective);
-	c->dtype = xstrdup(v->dtype ? v->dtype : "");
-	c->op = xstrdup(v->op ? v->op : "");
-	c->chunk = x->chunk;
-	c->window = x->window;
-	c->radix = x->radix;
-	c->algorithm = xstrdup(x->algorithm);
-	c->assignment = xstrdup(x->assignment);
-	c->bytes = v->bytes;
+	struct point key = x->key;
+
+	key.collective = v->collective;
+	key.bytes = v->bytes;
+	key.dtype = v->dtype;
+	key.op = v->op;
+	point_copy(&c->key, &key);
 	c->layout = xstrdup(x->layout);
 	c->placement = xstrdup(x->placement);
 	c->nodes = x->nodes;
@@ -216,8 +214,8 @@ static double default_median(const struct store_point *pts, size_t n, const stru
 		const struct store_point *p = &pts[i];
 		unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
 
-		if (p->valid && p->mode && !strcmp(p->mode, "mpi") && !strcmp(p->algorithm, "default") &&
-		    p->bytes == c->bytes && ranks == c->ranks && !strcmp(p->collective, c->collective))
+		if (p->valid && p->mode && !strcmp(p->mode, "mpi") && !strcmp(p->key.algorithm, "default") &&
+		    p->key.bytes == c->bytes && ranks == c->ranks && !strcmp(p->key.collective, c->collective))
 			t[k++] = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 	}
 	if (k)
@@ -428,11 +426,7 @@ void decisions_release(struct decisions *d)
 	for (i = 0; i < d->noff; i++) {
 		struct offload_choice *c = &d->off[i];
 
-		free(c->collective);
-		free(c->dtype);
-		free(c->op);
-		free(c->algorithm);
-		free(c->assignment);
+		point_release(&c->key);
 		free(c->layout);
 		free(c->placement);
 		free(c->runner_up);
@@ -453,16 +447,16 @@ void decisions_release(struct decisions *d)
 
 static int same_config(const struct offload_choice *a, const struct offload_choice *b)
 {
-	return !cmp_str(a->algorithm, b->algorithm) && !cmp_str(a->assignment, b->assignment) &&
-	       !cmp_str(a->layout, b->layout) && a->chunk == b->chunk && a->window == b->window &&
-	       a->radix == b->radix;
+	return !point_cmp_config(&a->key, &b->key) && !cmp_str(a->layout, b->layout);
 }
 
 /* Whether two choices answer the same question: collective, dtype, op. */
 static int same_question(const struct offload_choice *a, const struct offload_choice *b)
 {
-	return !strcmp(a->collective, b->collective) && !cmp_str(a->dtype, b->dtype) &&
-	       !cmp_str(a->op, b->op);
+	struct point x = a->key, y = b->key;
+
+	x.bytes = y.bytes = 0;
+	return !point_cmp_question(&x, &y);
 }
 
 size_t decisions_bands(const struct decisions *d, const char *collective, struct band **out)
@@ -475,14 +469,14 @@ size_t decisions_bands(const struct decisions *d, const char *collective, struct
 	for (size_t i = 0; i < d->noff; i++) {
 		const struct offload_choice *c = &d->off[i];
 
-		if (collective && strcmp(c->collective, collective))
+		if (collective && strcmp(c->key.collective, collective))
 			continue;
 		if (nb && same_question(b[nb - 1].best, c) && same_config(b[nb - 1].best, c)) {
-			b[nb - 1].hi = c->bytes;
+			b[nb - 1].hi = c->key.bytes;
 			b[nb - 1].best = c;
 			b[nb - 1].nsizes++;
 		} else {
-			b[nb++] = (struct band){ c->collective, c->bytes, c->bytes, c, 1 };
+			b[nb++] = (struct band){ c->key.collective, c->key.bytes, c->key.bytes, c, 1 };
 		}
 	}
 	*out = b;
@@ -492,7 +486,7 @@ size_t decisions_bands(const struct decisions *d, const char *collective, struct
 int decisions_has_offload(const struct decisions *d, const char *collective)
 {
 	for (size_t i = 0; i < d->noff; i++)
-		if (!collective || !strcmp(d->off[i].collective, collective))
+		if (!collective || !strcmp(d->off[i].key.collective, collective))
 			return 1;
 	return 0;
 }

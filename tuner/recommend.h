@@ -23,11 +23,7 @@ struct store_point;
  * significantly worse than the best (verdict.h). Strings owned
  * (decisions_release()) except the static verdict and pays names. */
 struct offload_choice {
-	char *collective, *algorithm, *assignment;
-	char *dtype, *op;	/* a reduction's question; "" for the others */
-	uint64_t chunk;		/* pipelining of the choice; 0 where it does not apply */
-	unsigned window, radix;	/* radix 0: not knomial */
-	uint64_t bytes;
+	struct point key;	/* the question and the chosen point (point.h), owned */
 	char *layout, *placement;
 	unsigned nodes, ppn, workers, wpn;
 	double oe;		/* median oe_measured over its launches */

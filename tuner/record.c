@@ -42,65 +42,166 @@ static long long json_int(json_t *o, const char *key)
 	return -1;
 }
 
-/* The fields the reductions, the schedules and the calibration added to
- * the record; every one optional (older kernels, other collectives). */
-static void read_axes(json_t *o, struct store_point *p)
-{
-	json_t *v = json_object_get(o, "calibrated");
+#define F(name, type, flags) { #name, type, offsetof(struct store_point, name), flags }
+#define K(name, type, flags) { #name, type, offsetof(struct store_point, key.name), flags }
+#define COL REC_COLUMN
+#define NN REC_NOTNULL
+#define KER REC_KERNEL
+#define JS REC_JSON
+#define CSV REC_CSV
+#define ZN REC_ZERO_NULL
 
-	p->dtype = json_str_dup(o, "dtype");
-	p->op = json_str_dup(o, "op");
-	p->chunk = json_int(o, "chunk") > 0 ? json_int(o, "chunk") : 0;
-	p->window = json_int(o, "window") > 0 ? (int)json_int(o, "window") : 0;
-	p->radix = json_int(o, "radix") > 0 ? (int)json_int(o, "radix") : 0;
-	p->algbw = json_num(o, "algbw");
-	p->busbw = json_num(o, "busbw");
-	p->p2p_bw = json_num(o, "p2p_bw");
-	p->ref_us_median = json_num(o, "ref_us_median");
-	p->compute_us_median = json_num(o, "compute_us_median");
-	p->oe_measured_median = json_num(o, "oe_measured_median");
-	p->calib_error = json_num(o, "calib_error");
-	p->calibrated = !json_is_boolean(v) ? 0 : json_is_true(v) ? 1 : -1;
+const struct rec_field rec_fields[] = {
+	F(id, REC_LL, COL | REC_ROWID),
+	F(run, REC_LL, COL | JS),
+	F(launch, REC_LL, COL | JS),
+	F(layout, REC_TEXT, COL | NN | KER | JS | CSV),
+	K(collective, REC_TEXT, COL | NN | JS | CSV),
+	K(algorithm, REC_TEXT, COL | NN | JS | CSV),
+	K(assignment, REC_TEXT, COL | NN | JS | CSV),
+	K(bytes, REC_U64, COL | NN | JS | CSV),
+	F(workers, REC_INT, COL | KER | JS | CSV),
+	F(wpn, REC_INT, COL | JS | CSV),
+	F(placement, REC_TEXT, COL | KER | JS | CSV),
+	F(repetition, REC_INT, COL | NN | JS | CSV),
+	F(oe_measured, REC_REAL, COL | KER | JS | CSV),
+	F(oe_paper, REC_REAL, COL | KER | JS | CSV),
+	F(total_us, REC_REAL, COL | KER | JS | CSV),
+	F(valid, REC_BOOL, COL | NN | JS | CSV),
+	K(dtype, REC_TEXT, COL | NN | JS | CSV | ZN),
+	K(op, REC_TEXT, COL | NN | JS | CSV | ZN),
+	K(chunk, REC_U64, COL | NN | JS | CSV | ZN),
+	K(window, REC_UINT, COL | NN | JS | CSV | ZN),
+	K(radix, REC_UINT, COL | NN | JS | CSV | ZN),
+	F(algbw, REC_REAL, COL | KER | JS | CSV),
+	F(busbw, REC_REAL, COL | KER | JS | CSV),
+	F(p2p_bw, REC_REAL, COL | KER | JS | CSV),
+	F(calibrated, REC_TRI, COL | KER | JS | CSV),
+	F(schema, REC_INT, COL | KER),
+	F(mode, REC_TEXT, COL | NN | KER | JS),
+	F(hosts, REC_INT, COL | KER | JS),
+	F(nodes, REC_INT, COL | KER | JS),
+	F(ppn, REC_INT, COL | KER | JS),
+	F(ranks, REC_INT, COL | KER | JS),
+	F(iterations, REC_INT, COL | KER | JS),
+	F(warmup, REC_INT, COL | KER | JS),
+	F(transport, REC_TEXT, COL | KER | JS),
+	F(device, REC_TEXT, COL | KER | JS),
+	F(host_source, REC_TEXT, COL | KER | JS),
+	F(ref_us, REC_REAL, COL | KER | JS),
+	F(comm_us, REC_REAL, COL | KER | JS),
+	F(compute_us, REC_REAL, COL | KER | JS),
+	F(overlap, REC_REAL, COL | KER | JS),
+	F(total_us_min, REC_REAL, COL | KER | JS),
+	F(total_us_median, REC_REAL, COL | KER | JS),
+	F(total_us_max, REC_REAL, COL | KER | JS),
+	F(ref_us_median, REC_REAL, COL | KER | JS),
+	F(compute_us_median, REC_REAL, COL | KER | JS),
+	F(oe_measured_median, REC_REAL, COL | KER | JS),
+	F(calib_error, REC_REAL, COL | KER | JS),
+	F(bad_rank, REC_INT, COL | KER | JS | REC_INVALID),
+	F(bad_source, REC_INT, COL | KER | JS | REC_INVALID),
+	F(bad_offset, REC_LL, COL | KER | JS | REC_INVALID),
+	F(rank_hosts, REC_ARRAY, COL | KER | JS),
+	F(raw, REC_TEXT, COL | NN),
+};
+
+const size_t rec_nfields = sizeof(rec_fields) / sizeof(*rec_fields);
+
+#undef F
+#undef K
+#undef COL
+#undef NN
+#undef KER
+#undef JS
+#undef CSV
+#undef ZN
+
+char *rec_names(unsigned all, unsigned none, size_t *n)
+{
+	size_t len = 1, k = 0;
+	char *s;
+
+	for (size_t i = 0; i < rec_nfields; i++)
+		len += strlen(rec_fields[i].name) + 2;
+	s = xmalloc(len);
+	s[0] = 0;
+	for (size_t i = 0; i < rec_nfields; i++) {
+		const struct rec_field *f = &rec_fields[i];
+
+		if ((f->flags & all) != all || (f->flags & none))
+			continue;
+		if (k++)
+			strcat(s, ", ");
+		strcat(s, f->name);
+	}
+	if (n)
+		*n = k;
+	return s;
 }
 
-static char *dup_or_null(const char *s)
+/* A field the kernel writes as it is (REC_KERNEL), from its record o. */
+static void read_field(json_t *o, const struct rec_field *f, struct store_point *p)
 {
-	return s ? xstrdup(s) : NULL;
+	json_t *v = json_object_get(o, f->name);
+	void *at = rec_at(p, f);
+
+	switch (f->type) {
+	case REC_TEXT:
+		*(const char **)at = json_str_dup(o, f->name);
+		break;
+	case REC_INT:
+		*(int *)at = (int)json_int(o, f->name);
+		break;
+	case REC_LL:
+		*(long long *)at = json_int(o, f->name);
+		break;
+	case REC_REAL:
+		*(double *)at = json_num(o, f->name);
+		break;
+	case REC_TRI:
+		*(int *)at = !json_is_boolean(v) ? 0 : json_is_true(v) ? 1 : -1;
+		break;
+	case REC_ARRAY:
+		*(const char **)at = json_is_array(v) ? json_dumps(v, JSON_COMPACT) : xstrdup("[]");
+		break;
+	case REC_U64:
+	case REC_UINT:
+	case REC_BOOL:
+		break;	/* the point's key and validity: record_parse() checks them */
+	}
+}
+
+/* The point's axes (point.h): "" and 0 where they do not apply. */
+static void read_axes(json_t *o, struct store_point *p)
+{
+	p->key.dtype = json_str_dup(o, "dtype");
+	p->key.op = json_str_dup(o, "op");
+	p->key.chunk = json_int(o, "chunk") > 0 ? (uint64_t)json_int(o, "chunk") : 0;
+	p->key.window = json_int(o, "window") > 0 ? (unsigned)json_int(o, "window") : 0;
+	p->key.radix = json_int(o, "radix") > 0 ? (unsigned)json_int(o, "radix") : 0;
 }
 
 void store_point_copy(struct store_point *dst, const struct store_point *src)
 {
 	*dst = *src;
-	dst->layout = dup_or_null(src->layout);
-	dst->placement = dup_or_null(src->placement);
-	dst->mode = dup_or_null(src->mode);
-	dst->collective = dup_or_null(src->collective);
-	dst->algorithm = dup_or_null(src->algorithm);
-	dst->assignment = dup_or_null(src->assignment);
-	dst->transport = dup_or_null(src->transport);
-	dst->device = dup_or_null(src->device);
-	dst->host_source = dup_or_null(src->host_source);
-	dst->rank_hosts = dup_or_null(src->rank_hosts);
-	dst->raw = dup_or_null(src->raw);
-	dst->dtype = dup_or_null(src->dtype);
-	dst->op = dup_or_null(src->op);
+	for (size_t i = 0; i < rec_nfields; i++) {
+		const struct rec_field *f = &rec_fields[i];
+		const char **s = rec_at(dst, f);
+
+		if ((f->type == REC_TEXT || f->type == REC_ARRAY) && *s)
+			*s = xstrdup(*s);
+	}
 }
 
 void store_point_release(struct store_point *p)
 {
-	free((char *)p->layout);
-	free((char *)p->placement);
-	free((char *)p->mode);
-	free((char *)p->collective);
-	free((char *)p->algorithm);
-	free((char *)p->assignment);
-	free((char *)p->transport);
-	free((char *)p->device);
-	free((char *)p->host_source);
-	free((char *)p->rank_hosts);
-	free((char *)p->raw);
-	free((char *)p->dtype);
-	free((char *)p->op);
+	for (size_t i = 0; i < rec_nfields; i++) {
+		const struct rec_field *f = &rec_fields[i];
+
+		if (f->type == REC_TEXT || f->type == REC_ARRAY)
+			free(*(char **)rec_at(p, f));
+	}
 	memset(p, 0, sizeof(*p));
 }
 
@@ -145,46 +246,20 @@ int record_parse(const char *line, struct store_point *p, char *err, size_t errl
 		goto out;
 	}
 	p->valid = json_is_true(v);
-	p->total_us = json_num(o, "total_us");
 	/* An invalid point may lack times; a valid one must have them. */
-	if (p->valid && isnan(p->total_us)) {
+	if (p->valid && isnan(json_num(o, "total_us"))) {
 		snprintf(err, errlen, "no number \"total_us\"");
 		goto out;
 	}
-	p->bytes = (uint64_t)bytes;
-	p->schema = (int)json_int(o, "schema");
-	p->mode = json_str_dup(o, "mode");
-	p->collective = json_str_dup(o, "collective");
-	p->algorithm = json_str_dup(o, "algorithm");
-	p->assignment = mpi && !json_object_get(o, "assignment") ? xstrdup("none")
-								 : json_str_dup(o, "assignment");
-	p->transport = json_str_dup(o, "transport");
-	p->device = json_str_dup(o, "device");
-	p->host_source = json_str_dup(o, "host_source");
-	p->ranks = (int)json_int(o, "ranks");
-	p->bad_rank = (int)json_int(o, "bad_rank");
-	p->bad_source = (int)json_int(o, "bad_source");
-	p->bad_offset = json_int(o, "bad_offset");
-	p->hosts = (int)json_int(o, "hosts");
-	p->workers = (int)json_int(o, "workers");
-	p->nodes = (int)json_int(o, "nodes");
-	p->ppn = (int)json_int(o, "ppn");
-	p->iterations = (int)json_int(o, "iterations");
-	p->warmup = (int)json_int(o, "warmup");
-	p->ref_us = json_num(o, "ref_us");
-	p->comm_us = json_num(o, "comm_us");
-	p->compute_us = json_num(o, "compute_us");
-	p->oe_paper = json_num(o, "oe_paper");
-	p->oe_measured = json_num(o, "oe_measured");
-	p->overlap = json_num(o, "overlap");
-	p->total_us_min = json_num(o, "total_us_min");
-	p->total_us_median = json_num(o, "total_us_median");
-	p->total_us_max = json_num(o, "total_us_max");
-	v = json_object_get(o, "rank_hosts");
-	p->rank_hosts = json_is_array(v) ? json_dumps(v, JSON_COMPACT) : xstrdup("[]");
+	for (size_t i = 0; i < rec_nfields; i++)
+		if (rec_fields[i].flags & REC_KERNEL)
+			read_field(o, &rec_fields[i], p);
+	p->key.bytes = (uint64_t)bytes;
+	p->key.collective = json_str_dup(o, "collective");
+	p->key.algorithm = json_str_dup(o, "algorithm");
+	p->key.assignment = mpi && !json_object_get(o, "assignment") ? xstrdup("none")
+								     : json_str_dup(o, "assignment");
 	p->raw = xstrdup(line);
-	p->layout = json_str_dup(o, "layout");
-	p->placement = json_str_dup(o, "placement");
 	p->wpn = -1;
 	read_axes(o, p);
 	ret = 0;

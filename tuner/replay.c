@@ -317,7 +317,7 @@ static long find_group(const struct search_problem *p, const struct replay_row *
 	size_t g;
 
 	for (g = 0; g < p->ngroups; g++) {
-		const struct search_group *x = &p->groups[g];
+		const struct point *x = &p->groups[g];
 
 		if (x->bytes == r->bytes && !strcmp(x->collective, r->collective) &&
 		    !strcmp(x->algorithm, r->algorithm) && !strcmp(x->assignment, r->assignment))

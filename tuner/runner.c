@@ -772,13 +772,13 @@ struct runner_job *runner_plan_jobs(const struct plan *p)
  * algorithm, assignment, bytes): where an axis does not apply, the group
  * says NULL or 0 and the record says nothing (or, for chunk and window,
  * what a kernel that pipelines it by default ran with). */
-static int same_axes(const struct search_group *gr, const struct store_point *p)
+static int same_axes(const struct point *gr, const struct store_point *p)
 {
-	return (!gr->dtype || (p->dtype && !strcmp(gr->dtype, p->dtype))) &&
-	       (!gr->op || (p->op && !strcmp(gr->op, p->op))) &&
-	       (!gr->chunk || gr->chunk == (uint64_t)p->chunk) &&
-	       (!gr->window || gr->window == (unsigned)p->window) &&
-	       (!gr->radix || gr->radix == (unsigned)p->radix);
+	return (!gr->dtype || (p->key.dtype && !strcmp(gr->dtype, p->key.dtype))) &&
+	       (!gr->op || (p->key.op && !strcmp(gr->op, p->key.op))) &&
+	       (!gr->chunk || gr->chunk == (uint64_t)p->key.chunk) &&
+	       (!gr->window || gr->window == (unsigned)p->key.window) &&
+	       (!gr->radix || gr->radix == (unsigned)p->key.radix);
 }
 
 int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
@@ -804,11 +804,11 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		const struct store_point *p = &oc.pts[i];
 
 		for (size_t g = 0; g < sp->ngroups; g++) {
-			const struct search_group *gr = &sp->groups[g];
+			const struct point *gr = &sp->groups[g];
 
-			if (gr->bytes == p->bytes && !strcmp(gr->collective, p->collective) &&
-			    !strcmp(gr->algorithm, p->algorithm) &&
-			    !strcmp(gr->assignment, p->assignment) && same_axes(gr, p) &&
+			if (gr->bytes == p->key.bytes && !strcmp(gr->collective, p->key.collective) &&
+			    !strcmp(gr->algorithm, p->key.algorithm) &&
+			    !strcmp(gr->assignment, p->key.assignment) && same_axes(gr, p) &&
 			    p->valid && p->calibrated >= 0 && isfinite(p->oe_measured))
 				oe[g] = p->oe_measured;
 		}

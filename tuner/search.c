@@ -166,13 +166,12 @@ static void build_dgroups(struct state *st)
 	st->dg = xcalloc(st->G ? st->G : 1, sizeof(*st->dg));
 	st->ndg = 0;
 	for (g = 0; g < st->G; g++) {
-		const struct search_group *gr = &st->p->groups[g];
+		const struct point *gr = &st->p->groups[g];
 
 		for (d = 0; d < st->ndg; d++) {
-			const struct search_group *h = &st->p->groups[st->dg[d].g[0]];
+			const struct point *h = &st->p->groups[st->dg[d].g[0]];
 
-			if (h->bytes == gr->bytes && !strcmp(h->collective, gr->collective) &&
-			    parse_same_str(h->dtype, gr->dtype) && parse_same_str(h->op, gr->op))
+			if (!point_cmp_question(h, gr))
 				break;
 		}
 		if (d == st->ndg)
@@ -876,16 +875,16 @@ void search_result_release(struct search_result *res)
 }
 
 struct groups_fill {
-	struct search_group *g;
+	struct point *g;
 	size_t n;
 };
 
-static int add_group(const struct plan_point *pt, void *data)
+static int add_group(const struct point *pt, void *data)
 {
 	struct groups_fill *f = data;
 
 	if (f->g)
-		f->g[f->n] = (struct search_group){ pt->collective, pt->algorithm, pt->assignment,
+		f->g[f->n] = (struct point){ pt->collective, pt->algorithm, pt->assignment,
 			pt->bytes, pt->dtype, pt->op, pt->chunk, pt->window, pt->radix };
 	f->n++;
 	return 0;

@@ -56,22 +56,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "point.h"
+
 #include "decide.h"
 
 struct search_layout {
 	const char *id;		/* the plan's layout id; borrowed */
 	unsigned nodes, ppn, workers, wpn;
 	const char *placement;	/* "dpu" | "onload"; borrowed */
-};
-
-/* One point of a launch, as the plan names it (plan_point): where an axis
- * does not apply, NULL or 0. */
-struct search_group {
-	const char *collective, *algorithm, *assignment;	/* borrowed */
-	uint64_t bytes;
-	const char *dtype, *op;	/* reductions; borrowed */
-	uint64_t chunk;		/* pipelined points */
-	unsigned window, radix;	/* pipelined; knomial */
 };
 
 /* Measures layout `layout` at repetition `rep` (0-based: the rep-th time this
@@ -84,7 +76,7 @@ typedef int (*search_measure_fn)(void *ctx, size_t layout, unsigned rep, double 
 struct search_problem {
 	const struct search_layout *layouts;
 	size_t nlayouts;
-	const struct search_group *groups;
+	const struct point *groups;
 	size_t ngroups;
 	unsigned repetitions;	/* least launches of a configuration in contention */
 	search_measure_fn measure;
@@ -184,7 +176,7 @@ struct plan;
 struct search_space {
 	struct search_layout *layouts;
 	size_t nlayouts;
-	struct search_group *groups;
+	struct point *groups;
 	size_t ngroups;
 	unsigned repetitions;
 };

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "point.h"
+
 #define STORE_SCHEMA_VERSION 3
 #define STORE_DEFAULT_PATH "results/sweetspot.db"
 
@@ -103,8 +105,11 @@ struct store_point {
 	int wpn;
 	const char *placement;
 	int schema;
-	const char *mode, *collective, *algorithm, *assignment;
-	uint64_t bytes;
+	const char *mode;
+	/* What the point is (point.h): collective, algorithm, assignment,
+	 * bytes, and the axes beside the layout's (schema 3), "" and 0 where
+	 * they do not apply. */
+	struct point key;
 	int hosts, workers, nodes, ppn, iterations, warmup;
 	const char *transport, *device, *host_source;
 	double ref_us, comm_us, compute_us, total_us;
@@ -116,12 +121,6 @@ struct store_point {
 	int ranks;		/* hosts + workers */
 	int bad_rank, bad_source;	/* invalid records: where validation failed */
 	long long bad_offset;
-	/* The axes beside the layout's (schema 3): "" and 0 where they do not
-	 * apply (dtype, op: reductions; chunk, window: pipelined ones; radix:
-	 * knomial). Part of a point's identity. */
-	const char *dtype, *op;
-	long long chunk;
-	int window, radix;
 	/* Bandwidths (bytes per second): bytes / comm_us, normalised as
 	 * nccl-tests does, and the transport's point to point one. */
 	double algbw, busbw, p2p_bw;

@@ -2,6 +2,7 @@
  * tuner/store_read.c: the queries of the results database: runs, whether a
  * launch is done, counts, and every point of a run in a stable order.
  */
+#include "record.h"
 #include "store_priv.h"
 #include "error.h"
 #include "xalloc.h"
@@ -181,72 +182,48 @@ out:
 
 /* ---- reading points ------------------------------------------------------ */
 
-#define POINT_COLUMNS "id, run, launch, layout, repetition, wpn, placement, schema, mode, " \
-	"collective, algorithm, assignment, bytes, hosts, workers, nodes, ppn, iterations, " \
-	"warmup, transport, device, host_source, ref_us, comm_us, compute_us, total_us, " \
-	"oe_paper, oe_measured, overlap, total_us_min, total_us_median, total_us_max, valid, " \
-	"rank_hosts, raw, ranks, bad_rank, bad_source, bad_offset, dtype, op, chunk, window, " \
-	"radix, algbw, busbw, p2p_bw, ref_us_median, compute_us_median, oe_measured_median, " \
-	"calib_error, calibrated"
-
+/* One row of the points table, its columns in rec_fields' order (record.h),
+ * into p: NULL reads as "" (text), NaN (reals) and -1 (integers). */
 static void point_from_row(sqlite3_stmt *stmt, struct store_point *p)
 {
 	int i = 0;
 
-	p->id = sqlite3_column_int64(stmt, i++);
-	p->run = sqlite3_column_int64(stmt, i++);
-	p->launch = sqlite3_column_int64(stmt, i++);
-	p->layout = store_col_text(stmt, i++);
-	p->repetition = store_col_int(stmt, i++);
-	p->wpn = store_col_int(stmt, i++);
-	p->placement = store_col_text(stmt, i++);
-	p->schema = store_col_int(stmt, i++);
-	p->mode = store_col_text(stmt, i++);
-	p->collective = store_col_text(stmt, i++);
-	p->algorithm = store_col_text(stmt, i++);
-	p->assignment = store_col_text(stmt, i++);
-	p->bytes = (uint64_t)sqlite3_column_int64(stmt, i++);
-	p->hosts = store_col_int(stmt, i++);
-	p->workers = store_col_int(stmt, i++);
-	p->nodes = store_col_int(stmt, i++);
-	p->ppn = store_col_int(stmt, i++);
-	p->iterations = store_col_int(stmt, i++);
-	p->warmup = store_col_int(stmt, i++);
-	p->transport = store_col_text(stmt, i++);
-	p->device = store_col_text(stmt, i++);
-	p->host_source = store_col_text(stmt, i++);
-	p->ref_us = store_col_double(stmt, i++);
-	p->comm_us = store_col_double(stmt, i++);
-	p->compute_us = store_col_double(stmt, i++);
-	p->total_us = store_col_double(stmt, i++);
-	p->oe_paper = store_col_double(stmt, i++);
-	p->oe_measured = store_col_double(stmt, i++);
-	p->overlap = store_col_double(stmt, i++);
-	p->total_us_min = store_col_double(stmt, i++);
-	p->total_us_median = store_col_double(stmt, i++);
-	p->total_us_max = store_col_double(stmt, i++);
-	p->valid = sqlite3_column_int(stmt, i++);
-	p->rank_hosts = store_col_text(stmt, i++);
-	p->raw = store_col_text(stmt, i++);
-	p->ranks = store_col_int(stmt, i++);
-	p->bad_rank = store_col_int(stmt, i++);
-	p->bad_source = store_col_int(stmt, i++);
-	p->bad_offset = sqlite3_column_type(stmt, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(stmt, i);
-	i++;
-	p->dtype = store_col_text(stmt, i++);
-	p->op = store_col_text(stmt, i++);
-	p->chunk = sqlite3_column_int64(stmt, i++);
-	p->window = sqlite3_column_int(stmt, i++);
-	p->radix = sqlite3_column_int(stmt, i++);
-	p->algbw = store_col_double(stmt, i++);
-	p->busbw = store_col_double(stmt, i++);
-	p->p2p_bw = store_col_double(stmt, i++);
-	p->ref_us_median = store_col_double(stmt, i++);
-	p->compute_us_median = store_col_double(stmt, i++);
-	p->oe_measured_median = store_col_double(stmt, i++);
-	p->calib_error = store_col_double(stmt, i++);
-	p->calibrated = store_col_int(stmt, i) < 0 ? 0 : store_col_int(stmt, i) ? 1 : -1;
-	i++;
+	for (size_t k = 0; k < rec_nfields; k++) {
+		const struct rec_field *f = &rec_fields[k];
+		void *at = rec_at(p, f);
+
+		if (!(f->flags & REC_COLUMN))
+			continue;
+		switch (f->type) {
+		case REC_TEXT:
+		case REC_ARRAY:
+			*(const char **)at = store_col_text(stmt, i);
+			break;
+		case REC_INT:
+			*(int *)at = store_col_int(stmt, i);
+			break;
+		case REC_LL:
+			*(long long *)at = sqlite3_column_type(stmt, i) == SQLITE_NULL ?
+						   -1 : sqlite3_column_int64(stmt, i);
+			break;
+		case REC_U64:
+			*(uint64_t *)at = (uint64_t)sqlite3_column_int64(stmt, i);
+			break;
+		case REC_UINT:
+			*(unsigned *)at = (unsigned)sqlite3_column_int(stmt, i);
+			break;
+		case REC_REAL:
+			*(double *)at = store_col_double(stmt, i);
+			break;
+		case REC_BOOL:
+			*(int *)at = sqlite3_column_int(stmt, i);
+			break;
+		case REC_TRI:	/* stored 1, 0 or NULL */
+			*(int *)at = store_col_int(stmt, i) < 0 ? 0 : store_col_int(stmt, i) ? 1 : -1;
+			break;
+		}
+		i++;
+	}
 }
 
 int store_foreach_point(struct store *st, long long run, int flags,
@@ -258,10 +235,16 @@ int store_foreach_point(struct store *st, long long run, int flags,
 
 	/* The order a person reads a sweep in: layouts in the plan's (launch)
 	 * order, then the point's own fields. */
-	if (store_prepare(st, "SELECT " POINT_COLUMNS " FROM points WHERE run = ?1 AND (valid OR ?2) "
-		    "ORDER BY (SELECT min(id) FROM launches WHERE run = points.run AND "
-		    "layout = points.layout), collective, algorithm, assignment, bytes, dtype, op, "
-		    "chunk, window, radix, mode, repetition", &stmt))
+	char *cols = rec_names(REC_COLUMN, 0, NULL), *sql;
+
+	sql = xasprintf("SELECT %s FROM points WHERE run = ?1 AND (valid OR ?2) "
+			"ORDER BY (SELECT min(id) FROM launches WHERE run = points.run AND "
+			"layout = points.layout), collective, algorithm, assignment, bytes, dtype, "
+			"op, chunk, window, radix, mode, repetition", cols);
+	free(cols);
+	rc = store_prepare(st, sql, &stmt);
+	free(sql);
+	if (rc)
 		return -1;
 	sqlite3_bind_int64(stmt, 1, run);
 	sqlite3_bind_int(stmt, 2, !!(flags & STORE_ALL_POINTS));

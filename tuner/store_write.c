@@ -3,6 +3,7 @@
  * with their points (one transaction each), batch jobs. The store is the
  * only module that writes it.
  */
+#include "record.h"
 #include "store_priv.h"
 #include "timestamp.h"
 #include "error.h"
@@ -118,91 +119,85 @@ out:
 	return ret;
 }
 
-/* The schema 3 columns from index i on: the identity ones never NULL
- * (see store_db.c), the measured ones NULL when absent. */
-static void bind_axes(sqlite3_stmt *stmt, int i, const struct store_point *p)
+/* Binds p's field f at parameter i (NULL strings, NaN reals and negative
+ * integers as NULL: "not reported"; '' and 0 for the identity's columns,
+ * which are NOT NULL because SQLite's UNIQUE holds NULLs distinct). */
+static void bind_field(sqlite3_stmt *stmt, int i, const struct store_point *p,
+		       const struct rec_field *f)
 {
-	store_bind_text(stmt, i++, p->dtype ? p->dtype : "");
-	store_bind_text(stmt, i++, p->op ? p->op : "");
-	sqlite3_bind_int64(stmt, i++, p->chunk > 0 ? p->chunk : 0);
-	sqlite3_bind_int(stmt, i++, p->window > 0 ? p->window : 0);
-	sqlite3_bind_int(stmt, i++, p->radix > 0 ? p->radix : 0);
-	store_bind_double(stmt, i++, p->algbw);
-	store_bind_double(stmt, i++, p->busbw);
-	store_bind_double(stmt, i++, p->p2p_bw);
-	store_bind_double(stmt, i++, p->ref_us_median);
-	store_bind_double(stmt, i++, p->compute_us_median);
-	store_bind_double(stmt, i++, p->oe_measured_median);
-	store_bind_double(stmt, i++, p->calib_error);
-	store_bind_int(stmt, i, p->calibrated > 0 ? 1 : p->calibrated < 0 ? 0 : -1);
+	const void *at = rec_at(p, f);
+
+	switch (f->type) {
+	case REC_TEXT:
+	case REC_ARRAY: {
+		const char *s = *(const char *const *)at;
+
+		store_bind_text(stmt, i, s || !(f->flags & REC_NOTNULL) ? s : "");
+		break;
+	}
+	case REC_INT:
+		store_bind_int(stmt, i, *(const int *)at);
+		break;
+	case REC_LL:
+		store_bind_int(stmt, i, *(const long long *)at);
+		break;
+	case REC_U64:
+		sqlite3_bind_int64(stmt, i, (sqlite3_int64)*(const uint64_t *)at);
+		break;
+	case REC_UINT:
+		sqlite3_bind_int64(stmt, i, *(const unsigned *)at);
+		break;
+	case REC_REAL:
+		store_bind_double(stmt, i, *(const double *)at);
+		break;
+	case REC_BOOL:
+		sqlite3_bind_int(stmt, i, !!*(const int *)at);
+		break;
+	case REC_TRI:
+		store_bind_int(stmt, i, *(const int *)at > 0 ? 1 : *(const int *)at < 0 ? 0 : -1);
+		break;
+	}
 }
 
+/* Every column of rec_fields (record.h) but the row id, from the point and
+ * its launch: the launch says which run, layout and repetition it is. */
 static int insert_points(struct store *st, const struct store_launch *l,
 			 const struct store_point *pts, size_t n)
 {
 	sqlite3_stmt *stmt = NULL;
+	size_t ncols;
+	char *cols = rec_names(REC_COLUMN, REC_ROWID, &ncols), *sql, *q = xmalloc(6 * ncols + 1);
 	int ret = -1;
 
-	if (store_prepare(st, "INSERT INTO points (run, launch, layout, repetition, wpn, placement, "
-		    "schema, mode, collective, algorithm, assignment, bytes, hosts, workers, nodes, "
-		    "ppn, iterations, warmup, transport, device, host_source, ref_us, comm_us, "
-		    "compute_us, total_us, oe_paper, oe_measured, overlap, total_us_min, "
-		    "total_us_median, total_us_max, valid, rank_hosts, raw, ranks, bad_rank, "
-		    "bad_source, bad_offset, dtype, op, chunk, window, radix, algbw, busbw, p2p_bw, "
-		    "ref_us_median, compute_us_median, oe_measured_median, calib_error, calibrated) "
-		    "VALUES (?1, ?2, ?3, ?4, "
-		    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-		    "?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, "
-		    "?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51)", &stmt))
-		return -1;
+	q[0] = 0;
+	for (size_t k = 1; k <= ncols; k++)
+		sprintf(q + strlen(q), "%s?%zu", k > 1 ? ", " : "", k);
+	sql = xasprintf("INSERT INTO points (%s) VALUES (%s)", cols, q);
+	free(cols);
+	free(q);
+	if (store_prepare(st, sql, &stmt))
+		goto out;
 	for (size_t i = 0; i < n; i++) {
-		const struct store_point *p = &pts[i];
+		struct store_point p = pts[i];
+		int k = 1;
 
+		p.run = l->run;
+		p.launch = l->id;
+		p.layout = l->layout.id;
+		p.repetition = l->repetition;
+		p.wpn = l->layout.wpn;
+		p.placement = l->layout.placement;
+		p.nodes = p.nodes >= 0 ? p.nodes : (int)l->layout.nodes;
+		p.ppn = p.ppn >= 0 ? p.ppn : (int)l->layout.ppn;
 		sqlite3_reset(stmt);
 		sqlite3_clear_bindings(stmt);
-		sqlite3_bind_int64(stmt, 1, l->run);
-		sqlite3_bind_int64(stmt, 2, l->id);
-		store_bind_text(stmt, 3, l->layout.id);
-		sqlite3_bind_int(stmt, 4, l->repetition);
-		store_bind_int(stmt, 5, l->layout.wpn);
-		store_bind_text(stmt, 6, l->layout.placement);
-		store_bind_int(stmt, 7, p->schema);
-		store_bind_text(stmt, 8, p->mode ? p->mode : "");
-		store_bind_text(stmt, 9, p->collective);
-		store_bind_text(stmt, 10, p->algorithm);
-		store_bind_text(stmt, 11, p->assignment);
-		sqlite3_bind_int64(stmt, 12, (sqlite3_int64)p->bytes);
-		store_bind_int(stmt, 13, p->hosts);
-		store_bind_int(stmt, 14, p->workers);
-		store_bind_int(stmt, 15, p->nodes >= 0 ? p->nodes : l->layout.nodes);
-		store_bind_int(stmt, 16, p->ppn >= 0 ? p->ppn : l->layout.ppn);
-		store_bind_int(stmt, 17, p->iterations);
-		store_bind_int(stmt, 18, p->warmup);
-		store_bind_text(stmt, 19, p->transport);
-		store_bind_text(stmt, 20, p->device);
-		store_bind_text(stmt, 21, p->host_source);
-		store_bind_double(stmt, 22, p->ref_us);
-		store_bind_double(stmt, 23, p->comm_us);
-		store_bind_double(stmt, 24, p->compute_us);
-		store_bind_double(stmt, 25, p->total_us);
-		store_bind_double(stmt, 26, p->oe_paper);
-		store_bind_double(stmt, 27, p->oe_measured);
-		store_bind_double(stmt, 28, p->overlap);
-		store_bind_double(stmt, 29, p->total_us_min);
-		store_bind_double(stmt, 30, p->total_us_median);
-		store_bind_double(stmt, 31, p->total_us_max);
-		sqlite3_bind_int(stmt, 32, !!p->valid);
-		store_bind_text(stmt, 33, p->rank_hosts);
-		store_bind_text(stmt, 34, p->raw ? p->raw : "");
-		store_bind_int(stmt, 35, p->ranks);
-		store_bind_int(stmt, 36, p->bad_rank);
-		store_bind_int(stmt, 37, p->bad_source);
-		store_bind_int(stmt, 38, p->bad_offset);
-		bind_axes(stmt, 39, p);
+		for (size_t f = 0; f < rec_nfields; f++)
+			if ((rec_fields[f].flags & REC_COLUMN) && !(rec_fields[f].flags & REC_ROWID))
+				bind_field(stmt, k++, &p, &rec_fields[f]);
 		if (sqlite3_step(stmt) != SQLITE_DONE) {
 			error("%s: cannot store point %zu of launch %s r%d (%s %s %s %llu): %s",
-			      st->path, i + 1, l->layout.id, l->repetition, p->collective,
-			      p->algorithm, p->assignment, (unsigned long long)p->bytes,
+			      st->path, i + 1, l->layout.id, l->repetition, p.key.collective,
+			      p.key.algorithm, p.key.assignment, (unsigned long long)p.key.bytes,
 			      sqlite3_errmsg(st->db));
 			goto out;
 		}
@@ -210,6 +205,7 @@ static int insert_points(struct store *st, const struct store_launch *l,
 	ret = 0;
 out:
 	sqlite3_finalize(stmt);
+	free(sql);
 	return ret;
 }
 

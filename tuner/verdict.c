@@ -71,18 +71,18 @@ static const char *str_or_empty(const char *s)
 
 static struct grp *grp_get(struct grps *gs, const struct store_point *p, unsigned ranks)
 {
-	const char *dtype = str_or_empty(p->dtype), *op = str_or_empty(p->op);
+	const char *dtype = str_or_empty(p->key.dtype), *op = str_or_empty(p->key.op);
 
 	for (size_t i = 0; i < gs->n; i++)
-		if (gs->g[i].bytes == p->bytes && gs->g[i].ranks == ranks &&
-		    !strcmp(gs->g[i].collective, p->collective) && !strcmp(gs->g[i].dtype, dtype) &&
+		if (gs->g[i].bytes == p->key.bytes && gs->g[i].ranks == ranks &&
+		    !strcmp(gs->g[i].collective, p->key.collective) && !strcmp(gs->g[i].dtype, dtype) &&
 		    !strcmp(gs->g[i].op, op))
 			return &gs->g[i];
 	if (gs->n == gs->alloc) {
 		gs->alloc = gs->alloc ? 2 * gs->alloc : 16;
 		gs->g = xrealloc(gs->g, gs->alloc * sizeof(*gs->g));
 	}
-	gs->g[gs->n] = (struct grp){ p->collective, p->bytes, dtype, op, ranks, NULL, 0, 0 };
+	gs->g[gs->n] = (struct grp){ p->key.collective, p->key.bytes, dtype, op, ranks, NULL, 0, 0 };
 	return &gs->g[gs->n++];
 }
 
@@ -93,9 +93,8 @@ static struct cfg *cfg_get(struct grp *g, const struct store_point *p)
 	for (size_t i = 0; i < g->n; i++) {
 		const struct store_point *q = g->c[i].p;
 
-		if (!strcmp(q->algorithm, p->algorithm) && !strcmp(q->assignment, p->assignment) &&
-		    !strcmp(str_or_empty(q->layout), str_or_empty(p->layout)) &&
-		    q->chunk == p->chunk && q->window == p->window && q->radix == p->radix)
+		if (!point_cmp_config(&q->key, &p->key) &&
+		    !strcmp(str_or_empty(q->layout), str_or_empty(p->layout)))
 			return &g->c[i];
 	}
 	if (g->n == g->alloc) {
@@ -139,12 +138,17 @@ static struct verdict_config vconfig(const struct cfg *c)
 {
 	const struct store_point *p = c->p;
 
-	return (struct verdict_config){ p->layout, p->algorithm, p->assignment,
-		p->placement ? p->placement : "", p->nodes > 0 ? (unsigned)p->nodes : 0,
-		p->ppn > 0 ? (unsigned)p->ppn : 0, p->workers > 0 ? (unsigned)p->workers : 0,
-		p->wpn > 0 ? (unsigned)p->wpn : 0, c->n, median_of(c->oe, c->n),
-		p->chunk > 0 ? (uint64_t)p->chunk : 0, p->window > 0 ? (unsigned)p->window : 0,
-		p->radix > 0 ? (unsigned)p->radix : 0 };
+	return (struct verdict_config){
+		.layout = p->layout,
+		.placement = p->placement ? p->placement : "",
+		.key = p->key,
+		.nodes = p->nodes > 0 ? (unsigned)p->nodes : 0,
+		.ppn = p->ppn > 0 ? (unsigned)p->ppn : 0,
+		.workers = p->workers > 0 ? (unsigned)p->workers : 0,
+		.wpn = p->wpn > 0 ? (unsigned)p->wpn : 0,
+		.launches = c->n,
+		.median = median_of(c->oe, c->n),
+	};
 }
 
 static struct decide_cost cost_of(const struct cfg *c, const struct verdict_params *vp)
@@ -249,12 +253,8 @@ static void fill_set(const struct grp *g, const struct decision *dc, const struc
 
 				for (size_t q = 0; q < g->n; q++)
 					if (g->c[q].p->layout == v->indifferent[j - 1].layout &&
-					    g->c[q].p->algorithm == v->indifferent[j - 1].algorithm &&
-					    g->c[q].p->assignment == v->indifferent[j - 1].assignment &&
-					    (uint64_t)(g->c[q].p->chunk > 0 ? g->c[q].p->chunk : 0) ==
-					    v->indifferent[j - 1].chunk &&
-					    (unsigned)(g->c[q].p->radix > 0 ? g->c[q].p->radix : 0) ==
-					    v->indifferent[j - 1].radix)
+					    !point_cmp_config(&g->c[q].p->key,
+							      &v->indifferent[j - 1].key))
 						prev = q;
 				if (!decide_cheaper(&cost[i], &cost[prev]))
 					break;
@@ -327,8 +327,8 @@ static int decide_mpi(const struct grp *g, const struct verdict_params *vp, stru
 		x[i] = g->c[i].total;
 		n[i] = g->c[i].n;
 		/* Open MPI's own decision (id 0) first among equals. */
-		cost[i].tiebreak = atoi(strchr(g->c[i].p->algorithm, ':') ?
-					strchr(g->c[i].p->algorithm, ':') + 1 : "0");
+		cost[i].tiebreak = atoi(strchr(g->c[i].p->key.algorithm, ':') ?
+					strchr(g->c[i].p->key.algorithm, ':') + 1 : "0");
 		best = fmin(best, median_of(x[i], n[i]));
 	}
 	dp.delta = vp->delta_time * best;
@@ -377,7 +377,7 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 	for (size_t i = 0; i < n; i++) {
 		const struct store_point *p = &pts[i];
 
-		if (!p->valid || !p->collective || !p->algorithm || !p->assignment)
+		if (!p->valid || !p->key.collective || !p->key.algorithm || !p->key.assignment)
 			continue;
 		if (p->calibrated < 0) {
 			(*uncalibrated)++;
@@ -387,9 +387,9 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 			unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
 			double t = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 
-			if (ranks && isfinite(t) && !strncmp(p->algorithm, "tuned:", 6))
+			if (ranks && isfinite(t) && !strncmp(p->key.algorithm, "tuned:", 6))
 				cfg_add(cfg_get(grp_get(mpi, p, ranks), p), p, t);
-			else if (ranks && isfinite(t) && !strcmp(p->algorithm, "default"))
+			else if (ranks && isfinite(t) && !strcmp(p->key.algorithm, "default"))
 				cfg_add(cfg_get(grp_get(mpi, p, ranks), p), p, t);
 			continue;
 		}

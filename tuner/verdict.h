@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "decide.h"
+#include "point.h"
 
 struct store_point;
 
@@ -43,14 +44,11 @@ struct verdict_params {
 
 /* One configuration as people read it. Strings borrowed from the points. */
 struct verdict_config {
-	const char *layout, *algorithm, *assignment, *placement;
+	const char *layout, *placement;
+	struct point key;	/* the point (point.h), its strings borrowed too */
 	unsigned nodes, ppn, workers, wpn;
 	size_t launches;
 	double median;		/* median of its samples */
-	/* The rest of its identity: pipelining (0 where it does not apply)
-	 * and the k-nomial radix (0: not knomial). */
-	uint64_t chunk;
-	unsigned window, radix;
 };
 
 /* Whether offloading pays: the median over launches of (ref + compute) /

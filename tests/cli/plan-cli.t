@@ -25,7 +25,7 @@ like "$TMP/out" '^n8-ppn8-w16-wpn2-dpu +8 +8 +64 +16 +2 dpu +40$' "a layout row 
 like "$TMP/out" '^16 layouts, 640 points; 3 repetitions: 48 launches, 1920 measurements' "totals for people"
 exits_with 0 "plan --json" sweetspot plan --json "$ROOT/profiles/paper.cfg"
 like "$TMP/out" '"points":640,"launches":48,' "JSON totals points and launches"
-like "$TMP/out" '"layouts":\[\{"id":"n8-ppn8-w1-wpn1-dpu","nodes":8,"ppn":8,"hosts":64,"workers":1,"wpn":1,"ranks":65,"placement":"dpu","points":40,"point_list":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"cost":\{"ops":64,"steps":2,' \
+like "$TMP/out" '"layouts":\[\{"id":"n8-ppn8-w1-wpn1-dpu","nodes":8,"ppn":8,"hosts":64,"workers":1,"wpn":1,"ranks":65,"placement":"dpu","points":40,"point_list":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"dtype":null,"op":null,"chunk":null,"window":null,"radix":null,"cost":\{"ops":64,"steps":2,' \
 	"JSON layouts"
 is "$(grep -o '"id":' "$TMP/out" | wc -l)" 16 "16 layouts in the JSON"
 exits_with 0 "plan of the onload profile" sweetspot plan "$ROOT/profiles/onload.cfg"

@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 7
+plan 17
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sed -e "s|\"\.\./bin/sweetspot-kernel\"|\"$BIN/sweetspot-kernel\"|" \
     -e 's|repetitions = 3;|repetitions = 2;\n\tmax_repetitions = 2;|' \
@@ -44,4 +44,25 @@ diag "search: $(cat "$TMP/s.txt")"
 diag "recommend: $(cat "$TMP/r.txt")"
 ok "recommend decided per size and dtype too ($(wc -l <"$TMP/r.txt" | tr -d ' '))" [ "$(wc -l <"$TMP/r.txt" | tr -d ' ')" = 4 ]
 is "$(cat "$TMP/s.txt")" "$(cat "$TMP/r.txt")" "the same verdict and chosen layout for every size and dtype"
+
+# The profile keeps every field of a point (point.h): read back, it gives
+# the same profile, and the MPMD recipe made from it runs exactly the
+# chosen point (its dtype, op, chunk and window), not every value listed.
+exits_with 0 "a profile of the 2 dtypes x 2 chunks" sweetspot export --format profile --db "$DB" -o "$TMP/p.cfg"
+is "$(grep -c 'dtype = ' "$TMP/p.cfg") $(grep -c 'chunk = ' "$TMP/p.cfg")" \
+	"$(grep -c 'bytes = ' "$TMP/p.cfg") $(grep -c 'bytes = ' "$TMP/p.cfg")" "every decision names its dtype and chunk"
+exits_with 0 "the profile read back" sweetspot export --format profile --profile "$TMP/p.cfg" -o "$TMP/p2.cfg"
+ok "gives the same profile" cmp -s "$TMP/p.cfg" "$TMP/p2.cfg"
+exits_with 0 "an MPMD recipe from the profile" sweetspot export --format mpmd --profile "$TMP/p.cfg" -o "$TMP/rec" "$TMP/s.cfg"
+set -- $(sed -n 's/^sweetspot: wrote .* for layout [^ ]* ([a-z]* [a-z]* [a-z]*, oe_measured [0-9.]*) with \([a-z0-9]*\)\/\([a-z]*\) chunk \([0-9KM]*\) window \([0-9]*\)$/\1 \2 \3 \4/p' "$TMP/err")
+ok "it names the chosen dtype, op, chunk and window ($*)" [ $# -eq 4 ]
+dt=$1 op=$2 ch=$3 wi=$4
+line=$(sed -n 's/^  //p' "$TMP/err")
+(cd "$TMP/rec" && sh -c "$line") >"$TMP/rec.out" 2>"$TMP/rec.err"
+is "$?" 0 "the recipe runs as printed"
+field() { sed -n "s/.*\"$1\":\"*\([^,\"]*\).*/\1/p" "$TMP/rec.out" | sort -u | tr '\n' ' ' | sed 's/ $//'; }
+bytes_of() { case $1 in *K) echo $(( ${1%K} * 1024 )) ;; *M) echo $(( ${1%M} * 1048576 )) ;; *) echo "$1" ;; esac; }
+is "$(field dtype) $(field op)" "$dt $op" "its records: the chosen dtype and op alone"
+is "$(field chunk) $(field window)" "$(bytes_of "$ch") $wi" "the chosen chunk and window alone"
+is "$(field valid)" "true" "every record valid"
 done_testing

@@ -22,11 +22,11 @@ static struct store_point mk_mpi(const char *coll, const char *alg, uint64_t byt
 	struct store_point p = { 0 };
 
 	p.mode = "mpi";
-	p.collective = coll;
-	p.algorithm = alg;
-	p.assignment = "";
+	p.key.collective = coll;
+	p.key.algorithm = alg;
+	p.key.assignment = "";
 	p.layout = "";
-	p.bytes = bytes;
+	p.key.bytes = bytes;
 	p.hosts = ranks;
 	p.valid = 1;
 	p.total_us = us;
@@ -40,12 +40,12 @@ static struct store_point mk_off(const char *coll, const char *asg, uint64_t byt
 	struct store_point p = { 0 };
 
 	p.mode = "offload";
-	p.collective = coll;
-	p.algorithm = "direct";
-	p.assignment = asg;
+	p.key.collective = coll;
+	p.key.algorithm = "direct";
+	p.key.assignment = asg;
 	p.layout = layout;
 	p.placement = "dpu";
-	p.bytes = bytes;
+	p.key.bytes = bytes;
 	p.workers = workers;
 	p.wpn = wpn;
 	p.nodes = 8;

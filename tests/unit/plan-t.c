@@ -34,9 +34,9 @@ static char *hosts_of(const struct spec *s, const struct layout *l)
 	return out;
 }
 
-static int first_cost(const struct plan_point *pt, void *data)
+static int first_cost(const struct point *pt, void *data)
 {
-	*(struct plan_point *)data = *pt;
+	*(struct point *)data = *pt;
 	return 1;
 }
 
@@ -47,7 +47,7 @@ static void reductions(void)
 	struct spec s = SPEC_INIT;
 	struct plan p = PLAN_INIT;
 	struct strvec args = STRVEC_INIT;
-	struct plan_point pt;
+	struct point pt;
 	struct plan_cost c;
 	struct layout l;
 	char *line;
@@ -79,7 +79,7 @@ static void reductions(void)
 	/* Direct bcast on 2 nodes x 4 hosts, 2 DPU workers: root NIC W x m out. */
 	l = (struct layout){ .nodes = 2, .ppn = 4, .hosts = 8, .workers = 2, .wpn = 1,
 			     .placement = PLACEMENT_DPU };
-	pt = (struct plan_point){ "bcast", "direct", "block", 1000, NULL, NULL, 0, 0, 0 };
+	pt = (struct point){ "bcast", "direct", "block", 1000, NULL, NULL, 0, 0, 0 };
 	ok(!plan_point_cost(&l, &pt, &c) && c.steps == 2 && c.ops == 2 + 7 && c.nic_bytes == 2 * 1000 + 3000,
 	   "direct bcast: 2 steps, 1 read per worker + 7 writes, root NIC: 2 reads and 3 writes (%llu)",
 	   (unsigned long long)c.nic_bytes);

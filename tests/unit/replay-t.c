@@ -30,7 +30,7 @@ int main(void)
 	static const struct search_layout lay[] = {
 		{ "a", 2, 4, 1, 1, "dpu" }, { "b", 2, 4, 2, 1, "dpu" },
 	};
-	static const struct search_group grp[] = {
+	static const struct point grp[] = {
 		{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1024 },
 		{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 1024 },
 	};

@@ -87,7 +87,7 @@ static double lognoise(struct rng *r, double cv)
 struct land {
 	struct search_layout lay[MAXL];
 	size_t nl;
-	struct search_group grp[MAXG];
+	struct point grp[MAXG];
 	size_t ng;
 	double truth[MAXL * MAXG];
 	double cv;
@@ -127,7 +127,7 @@ static void line8(struct land *ld, uint64_t seed, double level, long hot, double
 {
 	ld->nl = 8;
 	ld->ng = 1;
-	ld->grp[0] = (struct search_group){ .collective = "bcast", .algorithm = "direct",
+	ld->grp[0] = (struct point){ .collective = "bcast", .algorithm = "direct",
 					    .assignment = "block", .bytes = 1 << 20 };
 	for (size_t l = 0; l < 8; l++) {
 		ld->lay[l] = (struct search_layout){ "x", 16, 16, 1u << l, 8, "dpu" };
@@ -237,7 +237,7 @@ static void family(struct land *ld, unsigned i)
 	ld->ng = 0;
 	for (size_t a = 0; a < 2; a++)
 		for (size_t s = 0; s < 3; s++)
-			ld->grp[ld->ng++] = (struct search_group){ .collective = "bcast",
+			ld->grp[ld->ng++] = (struct point){ .collective = "bcast",
 				.algorithm = "direct", .assignment = a ? "cyclic" : "block",
 				.bytes = (uint64_t)(256 << 10) << (2 * s) };
 	for (size_t l = 0; l < ld->nl; l++)

@@ -50,12 +50,12 @@ static double peak12(unsigned w, unsigned wpn, size_t g)
 
 static struct search_layout lay[64];
 /* Two message sizes: two decision groups, each with its own answer. */
-static const struct search_group grp2[2] = {
+static const struct point grp2[2] = {
 	{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1 << 20 },
 	{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 4 << 20 },
 };
 /* One message size: one decision over both assignments. */
-static const struct search_group grp1[2] = {
+static const struct point grp1[2] = {
 	{ .collective = "bcast", .algorithm = "direct", .assignment = "block", .bytes = 1 << 20 },
 	{ .collective = "bcast", .algorithm = "direct", .assignment = "cyclic", .bytes = 1 << 20 },
 };
@@ -73,7 +73,7 @@ static size_t line_layouts(unsigned maxw)
 struct land {
 	struct search_layout *l;
 	size_t nl;
-	struct search_group *g;
+	struct point *g;
 	size_t ng;
 };
 
@@ -100,7 +100,7 @@ static void land_from_replay(const struct replay *rp, const char *coll, struct l
 			    !strcmp(ld->g[j].assignment, r->assignment))
 				break;
 		if (j == ld->ng)
-			ld->g[ld->ng++] = (struct search_group){ .collective = r->collective,
+			ld->g[ld->ng++] = (struct point){ .collective = r->collective,
 				.algorithm = r->algorithm, .assignment = r->assignment, .bytes = r->bytes };
 	}
 }

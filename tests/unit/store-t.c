@@ -10,6 +10,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,7 +66,7 @@ static int count_point(const struct store_point *p, void *data)
 
 	c->n++;
 	c->valid += p->valid;
-	if (p->bytes == 1024)
+	if (p->key.bytes == 1024)
 		c->oe = p->oe_measured;
 	return 0;
 }
@@ -132,7 +133,7 @@ int main(void)
 	FILE *f;
 	sqlite3 *db;
 
-	plan(57);
+	plan(59);
 	if (!mkdtemp(dir))
 		return 1;
 	path = xasprintf("%s/sub/dir/s.db", dir);
@@ -143,11 +144,30 @@ int main(void)
 	ok(access(path, F_OK) != 0, "and creates nothing");
 	ok(store_open(path, STORE_CREATE, &st) == 0 && st, "create (with its folders)");
 	is_int(count_rows(path, "PRAGMA user_version"), STORE_SCHEMA_VERSION, "schema version set");
+	{
+		/* The record table (record.h) and the schema (store_db.c) name
+		 * the same columns: each field of the table is a column, and the
+		 * table has as many column fields as the schema has columns. */
+		size_t ncols, missing = 0;
+		char *cols = rec_names(REC_COLUMN, 0, &ncols), *name;
+
+		for (name = strtok(cols, ", "); name; name = strtok(NULL, ", ")) {
+			char *q = xasprintf("SELECT count(*) FROM pragma_table_info('points') "
+					    "WHERE name = '%s'", name);
+
+			missing += count_rows(path, q) != 1;
+			free(q);
+		}
+		free(cols);
+		is_int(missing, 0, "every column field of the record table is in the schema");
+		is_int(count_rows(path, "SELECT count(*) FROM pragma_table_info('points')"), ncols,
+		       "and the schema has no column the table lacks");
+	}
 
 	/* records */
 	ok(record_parse(rec1, &pts[0], err, sizeof(err)) == 0, "parse a full record");
-	is_str(pts[0].collective, "bcast", "collective");
-	is_int(pts[0].bytes, 1024, "bytes");
+	is_str(pts[0].key.collective, "bcast", "collective");
+	is_int(pts[0].key.bytes, 1024, "bytes");
 	ok(fabs(pts[0].oe_measured - 87.5) < 1e-9, "oe_measured");
 	is_int(pts[0].nodes, 2, "nodes");
 	is_str(pts[0].rank_hosts, "[\"a\",\"a\",\"b\",\"b\",\"a\",\"b\"]", "rank_hosts kept as JSON");
@@ -157,13 +177,13 @@ int main(void)
 	is_int(pts[1].bad_offset, 77, "where validation failed is kept");
 	ok(record_parse("{\"collective\":\"bcast\"", &pts[2], err, sizeof(err)) == -1,
 	   "truncated JSON refused");
-	ok(record_parse(rec3, &pts[2], err, sizeof(err)) == 0 && !strcmp(pts[2].dtype, "double") &&
-	   !strcmp(pts[2].op, "sum") && pts[2].chunk == 4096 && pts[2].window == 2 && pts[2].radix == 0,
+	ok(record_parse(rec3, &pts[2], err, sizeof(err)) == 0 && !strcmp(pts[2].key.dtype, "double") &&
+	   !strcmp(pts[2].key.op, "sum") && pts[2].key.chunk == 4096 && pts[2].key.window == 2 && pts[2].key.radix == 0,
 	   "a reduction's axes read");
 	ok(pts[2].busbw == 1.5e9 && pts[2].p2p_bw == 3e9 && pts[2].algbw == 1e9 &&
 	   pts[2].compute_us_median == 26 && pts[2].calib_error == 0.3 && pts[2].calibrated == -1,
 	   "bandwidths and calibration read; calibrated false");
-	ok(!strcmp(pts[0].dtype, "") && pts[0].chunk == 0 && pts[0].calibrated == 0 && isnan(pts[0].busbw),
+	ok(!strcmp(pts[0].key.dtype, "") && pts[0].key.chunk == 0 && pts[0].calibrated == 0 && isnan(pts[0].busbw),
 	   "a bcast record has none of them");
 	store_point_release(&pts[2]);
 	diag("%s", err);
@@ -182,7 +202,7 @@ int main(void)
 		struct store_point q;
 
 		ok(record_parse(mpi, &q, err, sizeof(err)) == 0, "an mpi record without assignment parses");
-		is_str(q.assignment, "none", "... its assignment reads none");
+		is_str(q.key.assignment, "none", "... its assignment reads none");
 		is_str(q.raw, mpi, "... and its line is kept as the kernel wrote it");
 		store_point_release(&q);
 		ok(record_parse(offload, &q, err, sizeof(err)) == -1 && strstr(err, "assignment"),
@@ -276,7 +296,7 @@ int main(void)
 	/* the axes are part of the key: the same point in another dtype */
 	l.repetition = 3;
 	pts[2] = pts[0];
-	pts[2].dtype = "int32";
+	pts[2].key.dtype = "int32";
 	ok(store_launch_record(st, &l, (struct store_point[]){ pts[0], pts[2] }, 2) == 0,
 	   "two points that differ only in dtype are both stored");
 	store_close(st);
