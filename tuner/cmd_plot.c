@@ -41,11 +41,14 @@ static const struct cli_command plot_cli = {
 	"per collective and size holding two or more algorithms or schedules, one\n"
 	"line per algorithm (the best assignment and layout at each worker count)\n"
 	"(sched-COLLECTIVE-SIZE);\n"
-	"and the runtimes of the reference, with its min-max band, against the\n"
-	"offloaded communication (runtime-*); with --model, measured and predicted\n"
-	"OE on one figure (model-*). Each OE is the median over the launches\n"
-	"with its 95% confidence interval as error bars. The run is the latest of\n"
-	"SPEC when given, else the latest one.",
+	"the runtimes of the reference, with its min-max band, against the\n"
+	"offloaded communication, one panel per size (runtime-*); per collective\n"
+	"and algorithm the DPU-Bench paper's figure: OE against workers at the\n"
+	"largest size, one line per WPN, block and cyclic panels side by side on\n"
+	"the same axes (paper-*); with --model, measured and predicted OE on one\n"
+	"figure (model-*). Each OE is the median over the launches with its 95%\n"
+	"confidence interval as error bars; the indifference set is ringed. The\n"
+	"run is the latest of SPEC when given, else the latest one.",
 	plot_options,
 	"Exit status: 0 drawn, 1 gnuplot or a file failed, 2 bad usage or input.",
 };

@@ -9,6 +9,7 @@
  * the highest median OE at each worker count stands for it.
  */
 #include "plot.h"
+#include "plot_style.h"
 #include "verdict.h"
 
 #include "child.h"
@@ -267,10 +268,23 @@ static void put_val(FILE *f, double v)
 		fputs(" ?", f);
 }
 
-/* One figure: kind, name stem and the lines drawn. FIG_MODEL is FIG_OE
- * with the model's lines drawn dashed, without intervals or sets. */
+/* What a figure shows: FIG_OE, OE with error bars and rings for the set;
+ * FIG_RUNTIME, the reference's band and the offloaded communication;
+ * FIG_MODEL, FIG_OE with the model's lines dashed, without intervals or
+ * sets. */
 enum fig_kind { FIG_OE, FIG_RUNTIME, FIG_MODEL };
 
+/* One panel: the lines [from, to) of a data file (its stem dat), which
+ * holds lines[0..nlines-1], one row per worker count of g. */
+struct panel {
+	const struct group *g;
+	struct line *lines;
+	size_t nlines, from, to;
+	char dat[384], title[128];
+};
+
+/* One figure: its name stem and title; lines of group g (one panel of
+ * them all unless panels are given); the x axis is g's worker counts. */
 struct figure {
 	enum fig_kind kind;
 	char name[256];
@@ -278,17 +292,26 @@ struct figure {
 	struct line *lines;
 	size_t nlines;
 	const struct group *g;
+	struct panel panel[PLOT_PANELS];
+	size_t npanels;
 };
 
-/* name.dat: "workers", then per line the median and its interval of OE
- * (oe@K oe_lo@K oe_hi@K), or of the reference (ref_us@K ref_min@K
+#define SET_TITLE "the set"
+#define SET_NOTE "Ringed: the indifference set, every configuration not significantly worse " \
+	"than the best (the recommendation is its cheapest member)."
+#define REF_BAND_TITLE "reference (hosts alone): min-max of the launches"
+#define REF_TITLE "reference: median"
+#define COMM_TITLE "offloaded communication: median and 95% CI"
+
+/* dat.dat: "workers", then per line the median and its interval of OE
+ * (oe@K oe_lo@K oe_hi@K set@K), or of the reference (ref_us@K ref_min@K
  * ref_max@K, min-max across launches) and the offloaded communication
  * (comm_us@K comm_lo@K comm_hi@K, its CI). */
-static int write_dat(const char *tmp, const struct figure *fg)
+static int write_dat(const char *tmp, enum fig_kind kind, const struct panel *pn)
 {
-	char *path = xasprintf("%s/%s.dat", tmp, fg->name);
+	char *path = xasprintf("%s/%s.dat", tmp, pn->dat);
 	FILE *f = fopen(path, "w");
-	int ret = 0;
+	int ret = 0, oe = kind != FIG_RUNTIME;
 
 	if (!f) {
 		ret = error("cannot write %s: %s", path, strerror(errno));
@@ -296,25 +319,23 @@ static int write_dat(const char *tmp, const struct figure *fg)
 		return ret;
 	}
 	fprintf(f, "# workers");
-	for (size_t k = 0; k < fg->nlines; k++) {
-		const char *key = fg->lines[k].key;
+	for (size_t k = 0; k < pn->nlines; k++) {
+		const char *key = pn->lines[k].key;
 
-		if (fg->kind != FIG_RUNTIME)
+		if (oe)
 			fprintf(f, " oe@%s oe_lo@%s oe_hi@%s set@%s", key, key, key, key);
 		else
 			fprintf(f, " ref_us@%s ref_min@%s ref_max@%s comm_us@%s comm_lo@%s comm_hi@%s",
 				key, key, key, key, key, key);
 	}
 	fputc('\n', f);
-	for (size_t w = 0; w < fg->g->nworkers; w++) {
-		fprintf(f, "%u", fg->g->workers[w]);
-		for (size_t k = 0; k < fg->nlines; k++) {
-			const struct conf *c = fg->lines[k].cell[w];
+	for (size_t w = 0; w < pn->g->nworkers; w++) {
+		fprintf(f, "%u", pn->g->workers[w]);
+		for (size_t k = 0; k < pn->nlines; k++) {
+			const struct conf *c = pn->lines[k].cell[w];
 			const struct band nob = { NAN, NAN, NAN, 0 };
 			const struct band *b[3] = { c ? &c->oe : &nob, c ? &c->ref : &nob,
 						    c ? &c->comm : &nob };
-
-			int oe = fg->kind != FIG_RUNTIME;
 
 			for (int i = oe ? 0 : 1; i < (oe ? 1 : 3); i++) {
 				put_val(f, b[i]->mid);
@@ -332,26 +353,28 @@ static int write_dat(const char *tmp, const struct figure *fg)
 	return ret;
 }
 
-/* The axes of a figure in the gnuplot script. */
-static void put_axes(FILE *gp, const struct figure *fg)
+/* The axes of one panel: workers (every panel of a figure the same range
+ * and tics; log 2 where they span 4x or more) and OE on 0-105% or, for
+ * runtimes, time on a log scale. */
+static void put_axes(FILE *gp, const struct figure *fg, const struct panel *pn)
 {
 	const struct group *g = fg->g;
+	double lo = g->workers[0], hi = g->workers[g->nworkers - 1], pad;
 	size_t i, k;
 
+	fprintf(gp, "\nset title \"%s\"\nset xlabel 'workers'\n", pn->title);
 	/* A margin left and right: the first and last worker counts' error
 	 * bars would lie on the border. */
-	fprintf(gp, "\nset title \"%s\" noenhanced\nset xlabel 'workers'\n"
-		"set offsets graph 0.05, graph 0.05, 0, 0\n", fg->title);
-	if (g->nworkers > 1 && g->workers[g->nworkers - 1] >= 4 * g->workers[0])
-		fprintf(gp, "set logscale x 2\n");
-	else
-		fprintf(gp, "unset logscale x\n");
+	if (g->nworkers > 1 && hi >= 4 * lo) {
+		fprintf(gp, "set logscale x 2\nset xrange [%g:%g]\n", lo / 1.25, hi * 1.25);
+	} else {
+		pad = hi > lo ? (hi - lo) * 0.06 : 0.5;
+		fprintf(gp, "unset logscale x\nset xrange [%g:%g]\n", lo - pad, hi + pad);
+	}
 	if (fg->kind == FIG_RUNTIME)
-		fprintf(gp, "set ylabel 'time per call (us)'\nset logscale y\nset autoscale y\n"
-			"set key outside right\n");
+		fprintf(gp, "set logscale y\nset autoscale y\n");
 	else
-		fprintf(gp, "set ylabel 'oe\\_measured (%%), median and 95%% CI'\nunset logscale y\n"
-			"set yrange [0:105]\nset key bottom right\n");
+		fprintf(gp, "unset logscale y\nset yrange [0:105]\n");
 	/* Every worker count as a tic, unless there are too many to read. */
 	fprintf(gp, "set xtics (");
 	for (i = 0, k = 0; i < g->nworkers; i++) {
@@ -364,62 +387,105 @@ static void put_axes(FILE *gp, const struct figure *fg)
 	fprintf(gp, ")\n");
 }
 
-/* The plot command of a figure: OE with error bars per line; or the
- * reference as a line in its min-max band and the offloaded communication
- * with error bars. Columns as write_dat() writes them. */
-static void put_plot(FILE *gp, const struct figure *fg)
+/* The plot command of a panel: OE with error bars per line (lt k+1 of the
+ * palette: colour and marker) and a ring around each member of the set; or
+ * the reference as a dashed line in its min-max band and the offloaded
+ * communication with error bars. Columns as write_dat() writes them. */
+static void put_plot(FILE *gp, const struct figure *fg, const struct panel *pn)
 {
-	for (size_t k = 0; k < fg->nlines; k++) {
-		const char *t = fg->lines[k].title;
-		size_t lc = k + 1;
+	fputs("plot", gp);
+	for (size_t k = pn->from; k < pn->to; k++) {
+		const char *t = pn->lines[k].title, *sep = k > pn->from ? "," : "";
 
 		if (fg->kind == FIG_MODEL) {
-			size_t c = 2 + 4 * k;
+			size_t c = 2 + 4 * k, lt = k / 2 + 1;
 
 			/* Measured and predicted lines of one size share a colour. */
-			lc = k / 2 + 1;
-			if (fg->lines[k].predicted)
-				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints dt 2 pt 4 lc %zu title '%s'",
-					k ? "," : "", fg->name, c, lc, t);
+			if (pn->lines[k].predicted)
+				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints lt %zu dt 2 pt 6 title '%s'",
+					sep, pn->dat, c, lt, t);
 			else
-				fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorbars lc %zu pt 7 notitle,"
-					" '' using 1:%zu with lines lw 2 lc %zu title '%s'", k ? "," : "",
-					fg->name, c, c + 1, c + 2, lc, c, lc, t);
+				fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu title '%s'",
+					sep, pn->dat, c, c + 1, c + 2, lt, t);
 		} else if (fg->kind == FIG_OE) {
 			size_t c = 2 + 4 * k;
 
-			/* A ring around each configuration of the indifference set. */
-			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorbars lc %zu pt 7 notitle,"
-				" '' using 1:%zu with lines lw 2 lc %zu title '%s',"
-				" '' using 1:($%zu > 0 ? $%zu : 1/0) with points pt 6 ps 2.5 lc %zu %s",
-				k ? "," : "", fg->name, c, c + 1, c + 2, lc, c, lc, t, c + 3, c, lc,
-				k ? "notitle" : "title 'not significantly worse than the best (the set)'");
+			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu title '%s',"
+				" '' using 1:($%zu > 0 ? $%zu : 1/0) with points pt 6 ps 2.6 lw 1.5 "
+				"lc rgb '#000000' %s", sep, pn->dat, c, c + 1, c + 2, k + 1, t, c + 3, c,
+				k + 1 < pn->to ? "notitle" : "title '" SET_TITLE "'");
 		} else {
 			size_t c = 2 + 6 * k;
 
-			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu with filledcurves fs transparent solid 0.15 "
-				"noborder lc %zu title 'reference %s, min-max',"
-				" '' using 1:%zu with lines dt 2 lc %zu title 'reference %s',"
-				" '' using 1:%zu:%zu:%zu with yerrorlines pt 7 lc %zu "
-				"title 'offloaded comm %s, 95%% CI'", k ? "," : "", fg->name, c + 1, c + 2,
-				lc, t, c, lc, t, c + 3, c + 4, c + 5, lc, t);
+			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu with filledcurves fs transparent solid 0.2 "
+				"noborder lt 1 title '" REF_BAND_TITLE "',"
+				" '' using 1:%zu with linespoints lt 1 dt 2 title '" REF_TITLE "',"
+				" '' using 1:%zu:%zu:%zu with yerrorlines lt 2 title '%s'",
+				sep, pn->dat, c + 1, c + 2, c, c + 3, c + 4, c + 5, COMM_TITLE);
 		}
 	}
 	fputc('\n', gp);
 }
 
-/* Writes the figure's data and its drawing in both terminals. */
-static int put_figure(const char *tmp, FILE *gp, const struct figure *fg)
+/* The key's entries and the longest of their titles (the first panel's:
+ * the panels of a figure share one key). */
+static size_t key_entries(const struct figure *fg, size_t *longest)
 {
-	if (write_dat(tmp, fg))
-		return -1;
-	put_axes(gp, fg);
+	const struct panel *pn = &fg->panel[0];
+	size_t n = 0;
+
+	*longest = 0;
+	if (fg->kind == FIG_RUNTIME) {
+		*longest = strlen(COMM_TITLE) > strlen(REF_BAND_TITLE) ? strlen(COMM_TITLE) :
+			   strlen(REF_BAND_TITLE);
+		return 3;
+	}
+	for (size_t k = pn->from; k < pn->to; k++, n++)
+		if (strlen(pn->lines[k].title) > *longest)
+			*longest = strlen(pn->lines[k].title);
+	if (fg->kind == FIG_OE && n) {
+		n++;
+		if (strlen(SET_TITLE) > *longest)
+			*longest = strlen(SET_TITLE);
+	}
+	return n;
+}
+
+/* Writes the figure's data and its drawing in both terminals: its panels
+ * (one of all its lines unless it has some) on one canvas of the style's. */
+static int put_figure(const char *tmp, FILE *gp, struct figure *fg)
+{
+	struct plot_frame fr;
+	size_t nkeys, longest;
+
+	if (!fg->npanels) {
+		struct panel *pn = &fg->panel[0];
+
+		pn->g = fg->g;
+		pn->lines = fg->lines;
+		pn->nlines = pn->to = fg->nlines;
+		pn->from = 0;
+		snprintf(pn->dat, sizeof(pn->dat), "%s", fg->name);
+		pn->title[0] = '\0';
+		fg->npanels = 1;
+	}
+	for (size_t i = 0; i < fg->npanels; i++)
+		if ((!i || strcmp(fg->panel[i].dat, fg->panel[i - 1].dat)) &&
+		    write_dat(tmp, fg->kind, &fg->panel[i]))
+			return -1;
+	nkeys = key_entries(fg, &longest);
+	plot_frame_layout(&fr, fg->npanels, fg->title, nkeys, longest,
+			  fg->kind == FIG_OE ? SET_NOTE : NULL);
 	for (int t = 0; t < 2; t++) {
-		fprintf(gp, t ? "set terminal svg size 900,540 dynamic font 'sans,11'\n"
-			      : "set terminal pngcairo size 900,540 font 'sans,10'\n");
-		fprintf(gp, "set output '%s.%s'\nplot", fg->name, t ? "svg" : "png");
-		put_plot(gp, fg);
-		fprintf(gp, "unset output\n");
+		plot_frame_begin(gp, &fr, fg->name, t);
+		for (size_t i = 0; i < fg->npanels; i++) {
+			put_axes(gp, fg, &fg->panel[i]);
+			plot_frame_panel(gp, &fr, i, fg->kind == FIG_RUNTIME ? "time per call (us)" :
+					 "oe_measured (%), median and 95% CI");
+			put_plot(gp, fg, &fg->panel[i]);
+			plot_frame_drawn(gp, i);
+		}
+		plot_frame_end(gp);
 	}
 	return 0;
 }
@@ -438,11 +504,40 @@ static void name_figure(struct figure *fg, const char *kind, const char *what)
 		 p->key.algorithm, p->key.assignment, what);
 }
 
+/* The runtimes as small multiples: one panel per size (up to
+ * PLOT_PANELS) that has times, so that the reference's bands of different
+ * sizes do not overlap; every panel reads the figure's one data file. */
+static int runtime_figure(const char *tmp, FILE *gp, struct figure *fg)
+{
+	fg->kind = FIG_RUNTIME;
+	fg->npanels = 0;
+	for (size_t k = 0; k < fg->nlines && fg->npanels < PLOT_PANELS; k++) {
+		struct panel *pn = &fg->panel[fg->npanels];
+		int times = 0;
+
+		for (size_t w = 0; w < fg->g->nworkers; w++)
+			times |= fg->lines[k].cell[w] && fg->lines[k].cell[w]->ref.ok &&
+				 fg->lines[k].cell[w]->comm.ok;
+		if (!times)
+			continue;
+		*pn = (struct panel){ fg->g, fg->lines, fg->nlines, k, k + 1, "", "" };
+		snprintf(pn->title, sizeof(pn->title), "%s", fg->lines[k].title);
+		fg->npanels++;
+	}
+	if (!fg->npanels)
+		return 0;	/* a replay table has no times to draw */
+	name_figure(fg, "runtime", "reference (hosts alone) against the offloaded communication, "
+		    "one panel per size");
+	for (size_t i = 0; i < fg->npanels; i++)
+		snprintf(fg->panel[i].dat, sizeof(fg->panel[i].dat), "%s", fg->name);
+	return put_figure(tmp, gp, fg) ? -1 : 1;
+}
+
 /* OE and runtime against workers, one line per size (best layout each). */
 static int size_figures(const char *tmp, FILE *gp, const struct group *g)
 {
-	struct figure fg = { FIG_OE, "", "", xcalloc(g->nsizes, sizeof(struct line)), 0, g };
-	int figs = 0, times = 0;
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nsizes, sizeof(struct line)), .g = g };
+	int figs = 0, r;
 	char sz[32];
 
 	for (size_t k = 0; k < g->nsizes; k++) {
@@ -453,8 +548,6 @@ static int size_figures(const char *tmp, FILE *gp, const struct group *g)
 		format_size(g->sizes[k], sz, sizeof(sz));
 		snprintf(l->key, sizeof(l->key), "%s", sz);
 		snprintf(l->title, sizeof(l->title), "%s", sz);
-		for (size_t w = 0; w < g->nworkers; w++)
-			times |= l->cell[w] && l->cell[w]->ref.ok && l->cell[w]->comm.ok;
 		fg.nlines++;
 	}
 	name_figure(&fg, "oe", "offload efficiency, best WPN and placement at each worker count");
@@ -462,10 +555,9 @@ static int size_figures(const char *tmp, FILE *gp, const struct group *g)
 		figs++;
 	else if (fg.nlines)
 		figs = -1;
-	if (figs > 0 && times) {	/* a replay table has no times to draw */
-		fg.kind = FIG_RUNTIME;
-		name_figure(&fg, "runtime", "reference (hosts alone) vs offloaded communication");
-		figs = put_figure(tmp, gp, &fg) ? -1 : figs + 1;
+	if (figs > 0) {
+		r = runtime_figure(tmp, gp, &fg);
+		figs = r < 0 ? -1 : figs + r;
 	}
 	free(fg.lines);
 	return figs;
@@ -474,7 +566,7 @@ static int size_figures(const char *tmp, FILE *gp, const struct group *g)
 /* OE against workers at the largest size, one line per WPN. */
 static int wpn_figure(const char *tmp, FILE *gp, const struct group *g)
 {
-	struct figure fg = { FIG_OE, "", "", xcalloc(g->nwpns + 1, sizeof(struct line)), 0, g };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 1, sizeof(struct line)), .g = g };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	char sz[32], what[128];
 	int ret = 0;
@@ -503,7 +595,7 @@ static int wpn_figure(const char *tmp, FILE *gp, const struct group *g)
  * the most onload workers put on it. */
 static int placement_figure(const char *tmp, FILE *gp, const struct group *g)
 {
-	struct figure fg = { FIG_OE, "", "", xcalloc(g->nwpns + 2, sizeof(struct line)), 0, g };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 2, sizeof(struct line)), .g = g };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	int cores = g->ppn > 0 ? g->ppn + g->most_onload_wpn : -1, ret = 0;
 	char sz[32], what[128];
@@ -558,6 +650,8 @@ static struct group merge_groups(const struct group *g, size_t n)
 			add_uns(m.workers, &m.nworkers, 256, g[i].workers[k]);
 		for (size_t k = 0; k < g[i].nsizes; k++)
 			add_u64(m.sizes, &m.nsizes, 64, g[i].sizes[k]);
+		for (size_t k = 0; k < g[i].nwpns; k++)
+			add_uns(m.wpns, &m.nwpns, 64, g[i].wpns[k]);
 	}
 	return m;
 }
@@ -569,13 +663,14 @@ static struct group merge_groups(const struct group *g, size_t n)
 static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_t n)
 {
 	struct group m = merge_groups(g, n);
-	struct figure fg = { FIG_OE, "", "", xcalloc(n + 1, sizeof(struct line)), 0, &m };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(n + 1, sizeof(struct line)), .g = &m };
 	int figs = 0;
 	char c[64], sz[32], a[64];
 
 	safe_name(c, sizeof(c), m.p->key.collective);
 	for (size_t k = 0; k < m.nsizes && figs >= 0; k++) {
 		fg.nlines = 0;
+		fg.npanels = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct line *l = &fg.lines[fg.nlines];
 
@@ -602,6 +697,54 @@ static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_
 	return figs;
 }
 
+/* The DPU-Bench paper's figure (its Figures 8 and 9 side by side): OE
+ * against workers at the largest size, one line per WPN (the best
+ * placement at each worker count), with CIs and the set's rings; one panel
+ * per assignment on the same axes. g[0..n-1] are the groups of one
+ * collective and algorithm. Returns the figures drawn (0 or 1), or -1. */
+static int paper_figure(const char *tmp, FILE *gp, const struct group *g, size_t n)
+{
+	struct group m = merge_groups(g, n);
+	struct figure fg = { .kind = FIG_OE, .g = &m };
+	uint64_t bytes = m.sizes[m.nsizes - 1];
+	char c[64], a[64], s[64], sz[32];
+	int ret = 0;
+
+	safe_name(c, sizeof(c), m.p->key.collective);
+	safe_name(a, sizeof(a), m.p->key.algorithm);
+	snprintf(fg.name, sizeof(fg.name), "paper-%s-%s", c, a);
+	for (size_t i = 0; i < n && fg.npanels < PLOT_PANELS; i++) {
+		struct panel *pn = &fg.panel[fg.npanels];
+		size_t filled = 0;
+
+		/* Every panel has a line per WPN of any: one colour per WPN. */
+		*pn = (struct panel){ &g[i], xcalloc(m.nwpns + 1, sizeof(struct line)), m.nwpns, 0,
+				      m.nwpns, "", "" };
+		for (size_t k = 0; k < m.nwpns; k++) {
+			filled += pick(&g[i], bytes, (int)m.wpns[k], NULL, NULL, &pn->lines[k]);
+			snprintf(pn->lines[k].key, sizeof(pn->lines[k].key), "wpn%u", m.wpns[k]);
+			snprintf(pn->lines[k].title, sizeof(pn->lines[k].title), "WPN %u", m.wpns[k]);
+		}
+		if (!filled) {
+			free(pn->lines);
+			continue;
+		}
+		safe_name(s, sizeof(s), g[i].p->key.assignment);
+		snprintf(pn->dat, sizeof(pn->dat), "%s-%s", fg.name, s);
+		snprintf(pn->title, sizeof(pn->title), "%s assignment", g[i].p->key.assignment);
+		fg.npanels++;
+	}
+	snprintf(fg.title, sizeof(fg.title), "%s (%s) at %s: offload efficiency against workers, one "
+		 "line per WPN, median and 95%% CI (the DPU-Bench paper's figure)", m.p->key.collective,
+		 m.p->key.algorithm, format_size(bytes, sz, sizeof(sz)));
+	if (fg.npanels)
+		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
+	for (size_t i = 0; i < fg.npanels; i++)
+		free(fg.panel[i].lines);
+	free(m.confs);
+	return ret;
+}
+
 /* The model against the measurements of group g (its predictions pg):
  * OE against workers, per size the measured line (median, 95% CI) and the
  * predicted one, dashed, in one colour; the best layout at each worker
@@ -610,7 +753,8 @@ static int model_figure(const char *tmp, FILE *gp, const struct group *g, const 
 {
 	const struct group both[2] = { *g, *pg };
 	struct group m = merge_groups(both, 2);
-	struct figure fg = { FIG_MODEL, "", "", xcalloc(2 * m.nsizes + 2, sizeof(struct line)), 0, &m };
+	struct figure fg = { .kind = FIG_MODEL, .lines = xcalloc(2 * m.nsizes + 2, sizeof(struct line)),
+			     .g = &m };
 	int ret = 0;
 	char sz[32];
 
@@ -713,98 +857,131 @@ static void mark_sets(const struct store_point *pts, size_t n, struct group *g, 
 	verdicts_release(&v);
 }
 
-int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
-	       const char *dir)
+/* Every figure of the groups g[0..ng-1] (and the model's, pg[0..npg-1])
+ * into the script gp, their data into tmp. Returns the figures, or -1. */
+static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
+		    const struct group *pg, size_t npg)
 {
-	struct group *g, *pg = NULL;
-	size_t ng = build_groups(pts, n, &g), npg = pred ? build_groups(pred, npred, &pg) : 0, i, j;
-	char *tmp = NULL, *script = NULL, *log = NULL;
-	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { 0 };
-	struct launch_result r;
-	FILE *gp = NULL;
-	int ret = -1, figs = 0;
+	int (*const draw[])(const char *, FILE *, const struct group *) = {
+		size_figures, wpn_figure, placement_figure,
+	};
+	int figs = 0, w;
+	size_t i, j;
 
-	if (!ng) {
-		error("no valid offloaded measurement to plot");
-		goto out;
-	}
-	mark_sets(pts, n, g, ng);
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		error("cannot create %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	tmp = xasprintf("%s/.plot.XXXXXX", dir);
-	if (!mkdtemp(tmp)) {
-		error("cannot create a folder in %s: %s", dir, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	script = xasprintf("%s/figures.gp", tmp);
-	gp = fopen(script, "w");
-	if (!gp) {
-		error("cannot write %s: %s", script, strerror(errno));
-		goto out;
-	}
-	fprintf(gp, "# sweetspot plot: run 'gnuplot figures.gp' in this folder to redraw.\n"
-		"set datafile missing '?'\nset grid\n");
-	for (i = 0; i < ng; i++) {
-		int (*const draw[])(const char *, FILE *, const struct group *) = {
-			size_figures, wpn_figure, placement_figure,
-		};
-
+	for (i = 0; i < ng; i++)
 		for (size_t d = 0; d < sizeof(draw) / sizeof(draw[0]); d++) {
-			int w = draw[d](tmp, gp, &g[i]);
-
-			if (w < 0)
-				goto out;
+			if ((w = draw[d](tmp, gp, &g[i])) < 0)
+				return -1;
 			figs += w;
 		}
-	}
+	/* Per collective its schedules; per collective and algorithm the
+	 * paper's figure (groups are sorted by collective, then algorithm). */
 	for (i = 0; i < ng; i = j) {
-		int w;
-
 		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective); j++)
 			;
 		if ((w = sched_figures(tmp, gp, g + i, j - i)) < 0)
-			goto out;
+			return -1;
+		figs += w;
+	}
+	for (i = 0; i < ng; i = j) {
+		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective) &&
+		     !strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm); j++)
+			;
+		if ((w = paper_figure(tmp, gp, g + i, j - i)) < 0)
+			return -1;
 		figs += w;
 	}
 	for (i = 0; i < ng; i++)
 		for (j = 0; j < npg; j++)
 			if (same_group(g[i].p, pg[j].p)) {
-				int w = model_figure(tmp, gp, &g[i], &pg[j]);
-
-				if (w < 0)
-					goto out;
+				if ((w = model_figure(tmp, gp, &g[i], &pg[j])) < 0)
+					return -1;
 				figs += w;
 			}
-	if (fclose(gp)) {
-		gp = NULL;
-		error("cannot write %s: %s", script, strerror(errno));
-		goto out;
-	}
-	gp = NULL;
+	return figs;
+}
+
+/* Runs gnuplot on tmp/figures.gp in tmp; its messages on failure. */
+static int run_gnuplot(const char *tmp)
+{
+	struct strvec av = STRVEC_INIT;
+	struct launch_child c = { 0 };
+	struct launch_result r;
+	char *log = xasprintf("%s/gnuplot.log", tmp);
+	int ret = 0;
+
 	strvec_pushv(&av, (const char *const[]){ "gnuplot", "figures.gp", NULL });
 	c.argv = &av;
 	c.dir = tmp;
-	log = xasprintf("%s/gnuplot.log", tmp);
 	c.log = log;
 	c.timeout_s = 120;
 	if (launch_spawn(&c, &r)) {
 		FILE *lf = fopen(log, "r");
 		char line[512];
 
-		error("gnuplot failed: %s", r.reason);
+		ret = error("gnuplot failed: %s", r.reason);
 		while (lf && fgets(line, sizeof(line), lf))
 			fprintf(stderr, "  gnuplot: %s", line);
 		if (lf)
 			fclose(lf);
-		goto out;
 	}
 	unlink(log);
-	if (move_all(tmp, dir))
+	strvec_clear(&av);
+	free(log);
+	return ret;
+}
+
+/* A fresh folder in dir (created if needed) for the figures being drawn;
+ * NULL after error(). The caller frees it. */
+static char *make_tmp(const char *dir)
+{
+	char *tmp;
+
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		error("cannot create %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	tmp = xasprintf("%s/.plot.XXXXXX", dir);
+	if (!mkdtemp(tmp)) {
+		error("cannot create a folder in %s: %s", dir, strerror(errno));
+		free(tmp);
+		return NULL;
+	}
+	return tmp;
+}
+
+int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
+	       const char *dir)
+{
+	struct group *g, *pg = NULL;
+	size_t ng = build_groups(pts, n, &g), npg = pred ? build_groups(pred, npred, &pg) : 0;
+	char *tmp = NULL, *script = NULL;
+	FILE *gp = NULL;
+	int ret = -1, figs;
+
+	if (!ng) {
+		error("no valid offloaded measurement to plot");
+		goto out;
+	}
+	mark_sets(pts, n, g, ng);
+	if (!(tmp = make_tmp(dir)))
+		goto out;
+	script = xasprintf("%s/figures.gp", tmp);
+	if (!(gp = fopen(script, "w"))) {
+		error("cannot write %s: %s", script, strerror(errno));
+		goto out;
+	}
+	fputs("# sweetspot plot: run 'gnuplot figures.gp' in this folder to redraw.\n", gp);
+	plot_style_put(gp);
+	figs = draw_all(tmp, gp, g, ng, pg, npg);
+	if (fclose(gp) || figs < 0) {
+		if (figs >= 0)
+			error("cannot write %s: %s", script, strerror(errno));
+		gp = NULL;
+		goto out;
+	}
+	gp = NULL;
+	if (run_gnuplot(tmp) || move_all(tmp, dir))
 		goto out;
 	ret = figs;
 out:
@@ -814,8 +991,6 @@ out:
 		remove_tmp(tmp);
 	free(tmp);
 	free(script);
-	free(log);
-	strvec_clear(&av);
 	free_groups(g, ng);
 	if (pg)
 		free_groups(pg, npg);

@@ -6,11 +6,14 @@
 # (runtimes too, the reference with its min-max band), as real PNG and SVG
 # files with their data and script; one line per algorithm or schedule
 # where a collective holds several; every OE is a median over launches
-# with its 95% CI in the data; a failure leaves the folder as it was.
+# with its 95% CI in the data; the paper's figure (one line per WPN, block
+# and cyclic panels side by side on the same axes); every SVG keeps its
+# text inside the view box and gives the plots 60% of the width or more;
+# a failure leaves the folder as it was.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-plan 41
+plan 54
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
@@ -18,7 +21,7 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 is_png() { [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ] && [ "$(wc -c <"$1")" -gt 5000 ]; }
 
 exits_with 0 "figures from the landscape" sweetspot plot --csv "$ROOT/tests/data/landscape.csv" -o "$TMP/fig"
-like "$TMP/err" "19 figures" "an OE and a WPN figure per collective, algorithm and assignment; per size one of allgather's two algorithms"
+like "$TMP/err" "23 figures" "an OE and a WPN figure per collective, algorithm and assignment; per size one of allgather's two algorithms; the paper's per collective and algorithm"
 ok "a real PNG" is_png "$TMP/fig/oe-bcast-direct-block.png"
 like "$TMP/fig/oe-bcast-direct-block.svg" "<svg" "an SVG"
 like "$TMP/fig/figures.gp" "^set terminal pngcairo" "the script beside it"
@@ -35,14 +38,14 @@ ci_ok() {
 }
 ok "every CI holds its median, and has a width" ci_ok "$TMP/fig/oe-bcast-direct-block.dat"
 like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 " "1 worker at 256K: median of 3 launches, CI their min-max"
-like "$TMP/fig/figures.gp" "using 1:2:3:4 with yerrorbars" "drawn as error bars"
+like "$TMP/fig/figures.gp" "using 1:2:3:4 with yerrorlines lt 1 " "drawn as error bars, the palette's first colour and marker"
 # The set as recommend decides it: at 256K the knee's layouts are in it
 # (3 launches each cannot be told apart), the single worker far below is not.
 like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 0 " "1 worker is not in the set"
 ok "some layout past the knee is in the set" awk '!/^#/ && $5 == 1 { found = 1 } END { exit !found }' \
 	"$TMP/fig/oe-bcast-direct-block.dat"
-like "$TMP/fig/figures.gp" "with points pt 6 ps 2.5 .* title 'not significantly worse than the best \\(the set\\)'" \
-	"the set drawn as rings"
+like "$TMP/fig/figures.gp" "with points pt 6 .* title 'the set'" "the set drawn as rings"
+like "$TMP/fig/figures.gp" "Ringed: the indifference set, every configuration not significantly worse" "and said below the key"
 ok "a WPN figure" is_png "$TMP/fig/wpn-bcast-direct-block.png"
 like "$TMP/fig/wpn-bcast-direct-block.dat" "^# workers oe@wpn1 oe_lo@wpn1 oe_hi@wpn1 set@wpn1 oe@wpn2 " "one line per WPN, with its CI"
 ok "and its CIs" ci_ok "$TMP/fig/wpn-bcast-direct-block.dat"
@@ -79,8 +82,41 @@ like "$TMP/figs/sched-allreduce-64K.dat" "^# workers oe@assigned oe_lo@assigned 
 like "$TMP/figs/sched-allreduce-64K.dat" "^2 33.0000 32.0000 34.0000 0 43.0000 42.0000 44.0000 0 63.0000 62.0000 64.0000 0 53.0000 52.0000 54.0000 0 23.0000 22.0000 24.0000 0$" \
 	"the best assignment's median of 3 launches, CI their min-max"
 ok "and CIs that hold their medians" ci_ok "$TMP/figs/sched-allreduce-64K.dat"
-like "$TMP/figs/figures.gp" "'sched-allreduce-64K.dat' using 1:14:15:16 with yerrorbars .* title 'slice'" "drawn with error bars, one titled line each"
+like "$TMP/figs/figures.gp" "'sched-allreduce-64K.dat' using 1:14:15:16 with yerrorlines .* title 'slice'" "drawn with error bars, one titled line each"
 ok "nothing left behind" sh -c "! ls -a '$TMP/fig' | grep -q '^\.plot'"
+
+# The paper's figure: per collective and algorithm, OE against workers at
+# the largest size, one line per WPN; block and cyclic panels side by side.
+ok "the paper's figure" is_png "$TMP/fig/paper-bcast-direct.png"
+like "$TMP/fig/paper-bcast-direct-block.dat" "^# workers oe@wpn1 oe_lo@wpn1 oe_hi@wpn1 set@wpn1 oe@wpn2 .* oe@wpn8 oe_lo@wpn8 oe_hi@wpn8 set@wpn8$" \
+	"its block panel's data: one line per WPN, with CIs and the set"
+ok "and its CIs" ci_ok "$TMP/fig/paper-bcast-direct-cyclic.dat"
+like "$TMP/fig/paper-bcast-direct-cyclic.dat" "^8 9[0-9.]+ 9[0-9.]+ 9[0-9.]+ 1 " "cyclic at 8 workers, 1 WPN: near its best, in the set"
+# Both panels in one multiplot, with the same x range (the same axes).
+paper_panels() {
+	awk "/set output 'paper-bcast-direct.png'/ { on = 1 } on && /^set xrange/ { print } on && /^unset multiplot/ { exit }" "$TMP/fig/figures.gp"
+}
+is "$(paper_panels | wc -l)" 2 "two panels"
+is "$(paper_panels | sort -u | wc -l)" 1 "on the same x range"
+like "$TMP/fig/figures.gp" "^set title \"cyclic assignment\"" "a panel per assignment, titled"
+
+# Every SVG: text inside the view box, plots over 60% of the width.
+svgs_fit() { for f in "$@"; do awk -f "$ROOT/tests/lib/svg-fits.awk" "$f" || return 1; done; }
+ok "every SVG of the landscape fits" svgs_fit "$TMP"/fig/*.svg
+ok "and of the other tables" svgs_fit "$TMP"/figp/*.svg "$TMP"/figs/*.svg
+# The check can fail: a long title clipped at both edges and a wide key
+# outside on the right that leaves the plot under half the canvas.
+cat >"$TMP/bad.gp" <<'GP'
+set terminal svg size 600,400 font 'sans,11'
+set output 'bad.svg'
+set title "a title far longer than the canvas is wide, as the oe figures had one before this change, clipped at both of its edges, left and right, and so not readable in full"
+set key outside right
+plot x title 'not significantly worse than the best (the set)'
+GP
+(cd "$TMP" && gnuplot bad.gp)
+ok "the check finds a clipped title and a squeezed plot" sh -c "! awk -f '$ROOT/tests/lib/svg-fits.awk' '$TMP/bad.svg' >'$TMP/bad.out'"
+like "$TMP/bad.out" "text \"a title far longer.*leaves the 600x400 view box" "it names the text"
+like "$TMP/bad.out" "under 60% of the width" "and the plot's width"
 
 if [ -x "$BIN/sweetspot-kernel" ] && command -v mpirun >/dev/null; then
 	sweetspot run "$ROOT/tests/data/search-local.cfg" --db "$TMP/s.db" >/dev/null 2>&1
@@ -89,7 +125,7 @@ if [ -x "$BIN/sweetspot-kernel" ] && command -v mpirun >/dev/null; then
 	like "$TMP/fig2/runtime-bcast-direct-block.dat" "^# workers ref_us@4K ref_min@4K ref_max@4K comm_us@4K comm_lo@4K comm_hi@4K$" \
 		"reference with its min-max, offloaded times with their CI"
 	ok "the reference's band holds its median" sh -c "awk '!/^#/ && \$2 != \"?\" { n++; if (\$3 > \$2 || \$4 < \$2) bad = 1 } END { exit bad || !n }' '$TMP/fig2/runtime-bcast-direct-block.dat'"
-	like "$TMP/fig2/figures.gp" "using 1:3:4 with filledcurves.*reference 4K, min-max" "drawn as a band"
+	like "$TMP/fig2/figures.gp" "using 1:3:4 with filledcurves.*title 'reference \(hosts alone\): min-max of the launches'" "drawn as a band"
 else
 	skip "sweetspot-kernel is not built"; skip "no run"; skip "no run"; skip "no run"; skip "no run"
 fi
