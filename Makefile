@@ -6,7 +6,8 @@
 #   make mpich      bin/mpich/sweetspot-kernel, the kernel built with MPICH
 #   make smpi       bin/smpi/sweetspot-kernel, the kernel built with SimGrid SMPI
 #   make bench      run the benchmarks, printing measured ratios
-#   make demo       a local sweep into results/sweetspot.db, its table, a recommendation
+#   make demo       a local sweep into results/sweetspot.db, its table, a recommendation,
+#                   and its report page (results/report/index.html, path printed)
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured:
 #                   programs, profiles, man pages, bash completion
 #   make uninstall  removes what install put there
@@ -108,6 +109,7 @@ demo: programs
 	$(BIN)/sweetspot run profiles/local.cfg --db $(DEMO_DB)
 	$(BIN)/sweetspot results --db $(DEMO_DB)
 	$(BIN)/sweetspot recommend profiles/local.cfg --db $(DEMO_DB)
+	$(BIN)/sweetspot report profiles/local.cfg --db $(DEMO_DB) -o results/report
 
 clean:
 	rm -rf $(BUILD) $(BIN)

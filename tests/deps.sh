@@ -7,7 +7,8 @@ PKGS="build-essential pkg-config openmpi-bin libopenmpi-dev libpmix-dev libpmix-
 slurm-wlm slurmctld slurmd slurm-client munge libibverbs-dev rdma-core
 ibverbs-utils ibverbs-providers perftest libconfig-dev libsqlite3-dev
 libjansson-dev sqlite3 gnuplot-nox qemu-system-x86 busybox-static kmod cpio
-iproute2 procps time clang mandoc mpich libmpich-dev libsimgrid-dev"
+iproute2 procps time clang mandoc mpich libmpich-dev libsimgrid-dev
+chromium"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

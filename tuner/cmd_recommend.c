@@ -507,19 +507,6 @@ static void recommend_mpi(struct recommend *r)
 		       "--db %s %s\n", r->a->db, r->a->path);
 }
 
-/* How the spec asks decisions to be made. */
-static struct verdict_params recommend_params(const struct spec *s)
-{
-	struct verdict_params vp = VERDICT_PARAMS_INIT;
-
-	vp.alpha = s->alpha;
-	vp.delta_oe = s->delta_oe;
-	vp.delta_time = s->delta_time;
-	vp.dpu_first = s->dpu_first;
-	vp.cores = s->onload_cores ? s->ppn + s->onload_cores : 0;
-	return vp;
-}
-
 /* The spec, its results (searched for when there are none), the decisions
  * and the store. Returns the exit status: 0 to go on, else 1 or EXIT_USAGE. */
 static int recommend_load(struct recommend *r)
@@ -530,7 +517,7 @@ static int recommend_load(struct recommend *r)
 		return EXIT_USAGE;
 	if (!a->run && ensure_results(&r->spec, &r->plan, a->path, a->db))
 		return 1;
-	r->d.params = recommend_params(&r->spec);
+	r->d.params = recommend_spec_params(&r->spec);
 	if (decisions_from_db(a->db, a->run, a->path, &r->d))
 		return EXIT_USAGE;
 	if (a->coll && !decisions_has_offload(&r->d, a->coll)) {

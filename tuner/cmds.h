@@ -28,6 +28,7 @@ int cmd_search(int argc, char **argv);		/* cmd_search.c (search module) */
 int cmd_export(int argc, char **argv);		/* cmd_export.c (search module) */
 int cmd_recommend(int argc, char **argv);	/* cmd_recommend.c (search module) */
 int cmd_plot(int argc, char **argv);		/* cmd_plot.c (search module) */
+int cmd_report(int argc, char **argv);		/* cmd_report.c (search module) */
 int cmd_baseline(int argc, char **argv);	/* cmd_baseline.c (search module) */
 int cmd_model(int argc, char **argv);		/* cmd_model.c (model module) */
 

@@ -25,6 +25,7 @@ const struct command commands[] = {
 	{ "model", cmd_model, "calibrate from a few launches; predict, check or extrapolate every point" },
 	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
 	{ "plot", cmd_plot, "draw offload efficiency and runtime figures (PNG, SVG) with gnuplot" },
+	{ "report", cmd_report, "one static HTML page of a run: recommendations, figures, exports, logs" },
 	{ NULL, NULL, NULL },
 };
 

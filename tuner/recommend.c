@@ -9,6 +9,7 @@
 #include "colls.h"
 #include "error.h"
 #include "record.h"
+#include "spec.h"
 #include "verdict.h"
 #include "store.h"
 #include "strvec.h"
@@ -497,4 +498,16 @@ int decisions_has_mpi(const struct decisions *d, const char *collective)
 		if (!collective || !strcmp(d->mpi[i].collective, collective))
 			return 1;
 	return 0;
+}
+
+struct verdict_params recommend_spec_params(const struct spec *s)
+{
+	struct verdict_params vp = VERDICT_PARAMS_INIT;
+
+	vp.alpha = s->alpha;
+	vp.delta_oe = s->delta_oe;
+	vp.delta_time = s->delta_time;
+	vp.dpu_first = s->dpu_first;
+	vp.cores = s->onload_cores ? s->ppn + s->onload_cores : 0;
+	return vp;
 }

@@ -129,6 +129,11 @@ int mpi_algorithm_id(const char *s);
  * "?" when unknown. */
 const char *mpi_algorithm_name(const char *collective, int alg);
 
+struct spec;
+/* How spec asks decisions to be made (its alpha, deltas, cost order and
+ * cores), for struct decisions' params. */
+struct verdict_params recommend_spec_params(const struct spec *s);
+
 struct store;
 struct store_run;
 /* The latest run of spec_path (any spec when NULL) that is (baseline set)

@@ -159,6 +159,13 @@ int store_launch_done(struct store *st, long long run, const char *layout,
  * error(). */
 int store_launch_command(struct store *st, long long run, const char *layout, char **out);
 
+/* Calls fn for every launch recorded in run, oldest first (every attempt,
+ * failed ones too; the strings are valid only inside the callback; argv,
+ * started and finished are not read); stops early when fn returns nonzero
+ * and returns that value. 0 when every launch was visited, -1 on error. */
+int store_foreach_launch(struct store *st, long long run,
+			 int (*fn)(const struct store_launch *l, void *data), void *data);
+
 /* Counts for a run: launches recorded (distinct layout+repetition), failed
  * ones among them (latest attempt not ok), and points stored (valid and not).
  * Any pointer may be NULL. */

@@ -147,6 +147,39 @@ int store_launch_command(struct store *st, long long run, const char *layout, ch
 	return ret;
 }
 
+int store_foreach_launch(struct store *st, long long run,
+			 int (*fn)(const struct store_launch *l, void *data), void *data)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret = 0;
+
+	if (store_prepare(st, "SELECT id, layout, repetition, exit_status, timed_out, reason, "
+		    "log_path, wall_s, ok FROM launches WHERE run = ?1 ORDER BY id", &stmt))
+		return -1;
+	sqlite3_bind_int64(stmt, 1, run);
+	while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct store_launch l = { 0 };
+
+		l.id = sqlite3_column_int64(stmt, 0);
+		l.run = run;
+		l.layout.id = store_col_text(stmt, 1);
+		l.repetition = store_col_int(stmt, 2);
+		l.exit_status = store_col_int(stmt, 3);
+		l.timed_out = store_col_int(stmt, 4) > 0;
+		l.reason = sqlite3_column_type(stmt, 5) == SQLITE_NULL ? NULL : store_col_text(stmt, 5);
+		l.log_path = store_col_text(stmt, 6);
+		l.wall_s = store_col_double(stmt, 7);
+		l.ok = store_col_int(stmt, 8) > 0;
+		ret = fn(&l, data);
+	}
+	if (!ret && rc != SQLITE_DONE) {
+		store_sql_error(st, "cannot read launches");
+		ret = -1;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 int store_run_counts(struct store *st, long long run, long long *launches,
 		     long long *failed, long long *points, long long *invalid)
 {

@@ -5,7 +5,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 command -v bash >/dev/null || skip_all "bash is not installed"
-plan 12
+plan 14
 cd "$TMP" || exit 1
 mkdir specs
 touch a.cfg b.cfg notes.txt r.db specs/c.cfg
@@ -39,5 +39,7 @@ case $formats in
 esac
 is "$(complete sweetspot search a.cfg --strategy '')" "adaptive grid model" "--strategy values"
 is "$(complete sweetspot generate a.cfg --launcher m)" "mpirun mpirun_rsh" "--launcher values"
+is "$(complete sweetspot rep)" "report" "report is a command"
+is "$(complete sweetspot report --)" "--db --help --output --run" "report's options"
 
 done_testing
