@@ -57,6 +57,11 @@ struct machine {
 	char *job_id;
 	struct strvec nodes;	/* host nodes, in rank order */
 	unsigned cpus;		/* per host node */
+	/* The layout per node that fits cpus (fit_layout()): host ranks, cores
+	 * kept for onload workers (0: none, workers on DPUs only), and whether
+	 * even the smallest layout needs more ranks than CPUs (overcommit). */
+	unsigned ppn, keep;
+	int short_of, overcommit;	/* short_of: fewer CPUs than a sweep wants */
 	char *dpu_suffix;	/* NULL: no DPU found */
 	unsigned dpu_cores;
 	char *kernel;		/* the host binary's path */
@@ -277,39 +282,98 @@ static unsigned onload_cores(unsigned cpus)
 	return cpus >= 32 ? 4 : cpus >= 8 ? 2 : 1;
 }
 
-/* Host ranks per node: the CPUs not kept, and at least 2 (a worker needs
- * more host ranks than workers: W < H). */
-static unsigned host_ppn(unsigned cpus)
-{
-	unsigned keep = onload_cores(cpus);
+/* A sweep wants per node at least 2 host ranks and 1 core for workers. */
+#define INIT_MIN_CPUS 3
 
-	return cpus > keep + 1 ? cpus - keep : 2;
+/* Host ranks and onload cores per node. On this machine: the CPUs not
+ * kept, at least 2 host ranks (more ranks than cores is allowed there,
+ * and said). In an allocation, what fits its CPUs: with fewer than a
+ * sweep wants, 1 host rank and the rest for workers, or every CPU to host
+ * ranks when DPUs take the workers; with 1 CPU and no DPU nothing fits,
+ * and the smallest layout (a host rank and a worker) overcommits it. */
+static void fit_layout(struct machine *m)
+{
+	m->keep = onload_cores(m->cpus);
+	m->ppn = m->cpus > m->keep + 1 ? m->cpus - m->keep : 2;
+	if (!m->slurm || m->cpus >= INIT_MIN_CPUS)
+		return;
+	m->short_of = 1;
+	if (m->dpu_suffix) {
+		m->ppn = m->cpus;
+		m->keep = 0;
+	} else {
+		m->ppn = 1;
+		m->keep = 1;
+		m->overcommit = m->cpus < 2;
+	}
+}
+
+/* Says that the allocation holds fewer CPUs than a sweep wants, how to
+ * ask Slurm for them, and what the spec does with what there is. */
+static void advise(const struct machine *m, const char *out)
+{
+	const char *on = getenv("SLURM_CPUS_ON_NODE"), *per = getenv("SLURM_JOB_CPUS_PER_NODE");
+	size_t n = m->nodes.nr;
+
+	fprintf(stderr, "sweetspot: init: job %s has %u CPU%s per node (%s=%s), fewer than a sweep "
+		"wants:\n%d per node, 2 host ranks and 1 core for onload workers, and more to vary "
+		"the layout.\nAsk Slurm for them, then run 'sweetspot init' again in the new "
+		"allocation:\n"
+		"  salloc -N %zu --exclusive            every CPU of each node\n"
+		"  salloc -N %zu --ntasks-per-node=N    N CPUs per node, one per rank\n"
+		"  salloc -N %zu -c N                   N CPUs for the one task per node\n",
+		m->job_id, m->cpus, m->cpus == 1 ? "" : "s",
+		on && *on ? "SLURM_CPUS_ON_NODE" : "SLURM_JOB_CPUS_PER_NODE",
+		on && *on ? on : per ? per : "?", INIT_MIN_CPUS, n, n, n);
+	if (m->overcommit)
+		fprintf(stderr, "%s: no layout fits %u CPU; it holds the smallest, a host rank and a "
+			"worker per node,\n2 ranks per CPU (srun --overcommit): it runs, but slowly.\n",
+			out, m->cpus);
+	else if (m->keep)
+		fprintf(stderr, "%s fits the %u CPUs seen: 1 host rank and 1 worker core per node.\n",
+			out, m->cpus);
+	else
+		fprintf(stderr, "%s fits the %u CPU%s seen: %u host rank%s per node, workers on the "
+			"DPUs only.\n", out, m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
+			m->ppn == 1 ? "" : "s");
 }
 
 static void write_system(const struct machine *m, FILE *f)
 {
-	unsigned keep = onload_cores(m->cpus), ppn = host_ppn(m->cpus);
 	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr);
 
 	fprintf(f, "system = {\n\tname = \"%s\";\n", m->slurm ? "cluster" : "local");
 	fprintf(f, "\t# %s\n\tnodes = \"%s\";\n", m->slurm ?
 		"the allocation's nodes (SLURM_JOB_NODELIST), in rank order" :
 		"this machine", list);
-	fprintf(f, "\t# %u CPUs per node: %u host ranks, and %u core%s kept for onload workers\n"
-		"\tppn = %u;\n", m->cpus, ppn, keep, keep == 1 ? "" : "s", ppn);
+	if (m->overcommit)
+		fprintf(f, "\t# %u CPU per node: too few for a host rank and a worker; 1 of each,\n"
+			"\t# 2 ranks per CPU (--overcommit below). Ask Slurm for more CPUs\n"
+			"\t# (salloc --exclusive, -c N or --ntasks-per-node=N) and init again.\n", m->cpus);
+	else if (m->keep)
+		fprintf(f, "\t# %u CPU%s per node: %u host rank%s, and %u core%s kept for onload workers\n",
+			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->ppn == 1 ? "" : "s", m->keep,
+			m->keep == 1 ? "" : "s");
+	else
+		fprintf(f, "\t# %u CPU%s per node: %u host rank%s; none left for onload workers,\n"
+			"\t# the workers go on the DPUs only\n", m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
+			m->ppn == 1 ? "" : "s");
+	fprintf(f, "\tppn = %u;\n", m->ppn);
 	if (m->dpu_suffix)
 		fprintf(f, "\t# each node's DPU is its name plus \"%s\"; cores: %s\n"
 			"\tdpu = { suffix = \"%s\"; cores = %u; };\n", m->dpu_suffix,
 			m->dpu_cores == INIT_DPU_CORES ? "check (8 assumed)" : "as sinfo reports",
 			m->dpu_suffix, m->dpu_cores);
-	fprintf(f, "\tonload = { cores = %u; };\n", keep);
+	if (m->keep)
+		fprintf(f, "\tonload = { cores = %u; };\n", m->keep);
 	fprintf(f, "\t# the kernel built for the hosts (a relative path is taken from\n"
 		"\t# this file's folder)\n\thost_bin = \"%s\";\n", m->kernel);
 	if (m->dpu_suffix)
 		fprintf(f, "\t# the kernel built for the DPUs' Arm cores: put its path here\n"
 			"\tdpu_bin = \"%s\";\n", m->kernel);
 	if (m->slurm)
-		fputs("\tlauncher = \"srun\";\t\t# srun | mpirun | mpirun_rsh\n", f);
+		fprintf(f, "\tlauncher = \"srun\";\t\t# srun | mpirun | mpirun_rsh\n%s",
+			m->overcommit ? "\tlauncher_args = [ \"--overcommit\" ];\n" : "");
 	else
 		fputs("\tlauncher = \"mpirun\";\t\t# srun | mpirun | mpirun_rsh\n"
 		      "\t# more ranks than cores is allowed (a slow but working sweep)\n"
@@ -320,11 +384,11 @@ static void write_system(const struct machine *m, FILE *f)
 
 static void write_sweep(const struct machine *m, FILE *f)
 {
-	unsigned keep = onload_cores(m->cpus), most = keep;
+	unsigned most = m->keep;
 
 	/* WPN up to the DPU's cores, but never more workers than host ranks. */
 	if (m->dpu_suffix && m->dpu_cores > most)
-		most = m->dpu_cores < host_ppn(m->cpus) ? m->dpu_cores : host_ppn(m->cpus);
+		most = m->dpu_cores < m->ppn ? m->dpu_cores : m->ppn;
 	fputs("sweep = {\n\tcollectives = [ \"bcast\", \"gather\", \"allgather\" ];\n"
 	      "\t# algorithms = [ \"direct\", \"leader\", \"allin\" ];\t# default: all that apply\n"
 	      "\tassignments = [ \"block\", \"cyclic\" ];\t# and \"locality\"\n", f);
@@ -333,7 +397,8 @@ static void write_sweep(const struct machine *m, FILE *f)
 	fputs("\t# workers per node (per DPU, or per node's reserved cores); without\n"
 	      "\t# 'workers', each WPN is tried on 1, 2, 4 ... nodes\n\twpn = ", f);
 	put_pow2(f, most);
-	fprintf(f, ";\n\tplacement = [ %s\"onload\" ];\n", m->dpu_suffix ? "\"dpu\", " : "");
+	fprintf(f, ";\n\tplacement = [ %s%s%s ];\n", m->dpu_suffix ? "\"dpu\"" : "",
+		m->dpu_suffix && m->keep ? ", " : "", m->keep ? "\"onload\"" : "");
 	fprintf(f, "\titerations = %u;\n\twarmup = %u;\n\trepetitions = 3;\t# launches per layout, for the spread\n"
 		"\ttime_limit = %u;\t# seconds per launch\n\ttransport = \"auto\";\t"
 		"# verbs where there is an RDMA device, else rma\n};\n",
@@ -349,8 +414,9 @@ static int write_spec(void *ctx, FILE *f)
 		"# Every setting: man 5 sweetspot.cfg.\n\n",
 		m->slurm ? "a Slurm allocation" : "this machine", m->slurm ? "submit" : "run");
 	if (m->slurm)
-		fprintf(f, "# Seen in job %s: %zu node%s of %u CPUs%s.\n\n", m->job_id, m->nodes.nr,
-			m->nodes.nr == 1 ? "" : "s", m->cpus, m->dpu_suffix ? ", each with a DPU" : "");
+		fprintf(f, "# Seen in job %s: %zu node%s of %u CPU%s%s.\n\n", m->job_id, m->nodes.nr,
+			m->nodes.nr == 1 ? "" : "s", m->cpus, m->cpus == 1 ? "" : "s",
+			m->dpu_suffix ? ", each with a DPU" : "");
 	write_system(m, f);
 	write_sweep(m, f);
 	return ferror(f) ? -1 : 0;
@@ -358,7 +424,7 @@ static int write_spec(void *ctx, FILE *f)
 
 int cmd_init(int argc, char **argv)
 {
-	struct machine m = { 0, NULL, STRVEC_INIT, 0, NULL, 0, NULL };
+	struct machine m = { .nodes = STRVEC_INIT };
 	const char *out = INIT_DEFAULT_PATH;
 	struct stat st;
 	struct cli c;
@@ -385,12 +451,15 @@ int cmd_init(int argc, char **argv)
 		see_local(&m);
 	}
 	m.kernel = kernel_path();
+	fit_layout(&m);
+	if (m.short_of)
+		advise(&m, out);
 	status = 1;
 	if (files_write_atomic(out, write_spec, &m))
 		goto out;
-	printf("wrote %s (%s: %zu node%s, %u CPUs each%s)\n", out,
+	printf("wrote %s (%s: %zu node%s, %u CPU%s each%s)\n", out,
 	       m.slurm ? "Slurm allocation" : "this machine", m.nodes.nr,
-	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.dpu_suffix ? ", DPUs" : "");
+	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.cpus == 1 ? "" : "s", m.dpu_suffix ? ", DPUs" : "");
 	printf("next: sweetspot plan %s\n", out);
 	status = 0;
 out:
