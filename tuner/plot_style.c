@@ -94,7 +94,7 @@ void plot_frame_layout(struct plot_frame *fr, size_t npanels, const char *title,
 			   sizeof(fr->title));
 	fr->title_h = 20 + 20 * lines;
 	/* Key entries side by side as many as fit: a sample, a gap, the text. */
-	entry_w = (int)(longest * PLOT_CHAR_PX) + 60;
+	entry_w = (int)(longest * PLOT_CHAR_PX) + 100;
 	fr->key_cols = nkeys ? (fr->w - 40) / entry_w : 0;
 	if (nkeys && fr->key_cols < 1)
 		fr->key_cols = 1;
@@ -144,7 +144,7 @@ void plot_frame_panel(FILE *gp, const struct plot_frame *fr, size_t i, const cha
 		/* gnuplot gives every column the longest entry's width and fills
 		 * them top to bottom: key_rows rows make key_cols columns. */
 		fprintf(gp, "set key at screen 0.5, screen %.4f center top vertical maxrows %d "
-			"Left reverse samplen 2.5 spacing 1.1 width 2 noopaque nobox\n",
+			"Left reverse samplen 2.5 spacing 1.1 width 0 noopaque nobox\n",
 			(fr->note_h + fr->key_h - 6.0) / fr->h, fr->key_rows);
 	else
 		fputs("unset key\n", gp);
