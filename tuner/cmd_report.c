@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,18 +289,14 @@ static int report_launches(struct report *r)
 	return ret;
 }
 
-/* The baseline: Open MPI's algorithms measured in the run itself, else in
- * the latest baseline run (of SPEC when given). 0, or -1 after error(). */
+/* The baseline: the latest baseline run (of SPEC when given) that holds
+ * Open MPI's algorithms, else those measured in the run itself. 0, or -1
+ * after error(). */
 static int report_baseline(struct report *r)
 {
 	struct store_run b = { 0 };
-	int have;
+	int have = r->spec ? recommend_find_run(r->st, r->spec, 1, &b) : 0;
 
-	if (r->d.nmpi) {
-		r->base_run = r->d.run;
-		return 0;
-	}
-	have = r->spec ? recommend_find_run(r->st, r->spec, 1, &b) : 0;
 	if (!have)
 		have = recommend_find_run(r->st, NULL, 1, &b);
 	if (have > 0) {
@@ -308,12 +305,14 @@ static int report_baseline(struct report *r)
 			r->base_run = b.id;
 	}
 	store_run_release(&b);
+	if (!r->base_run && r->d.nmpi)
+		r->base_run = r->d.run;
 	return have < 0 ? -1 : 0;
 }
 
 /* ---- the page ------------------------------------------------------------ */
 
-/* s as HTML text (and attribute values). */
+/* s as HTML text (and attribute values); NULL as nothing. */
 static void html(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
@@ -328,6 +327,34 @@ static void html(FILE *f, const char *s)
 	}
 }
 
+/* printf for the page: %s is escaped (html()); %d, %u, %lld and %% as
+ * printf has them. The text of fmt is written as it is (it is HTML). */
+__attribute__((format(printf, 2, 3)))
+static void htmlf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			fputc(*p, f);
+		} else if (*++p == 's') {
+			html(f, va_arg(ap, const char *));
+		} else if (*p == 'd') {
+			fprintf(f, "%d", va_arg(ap, int));
+		} else if (*p == 'u') {
+			fprintf(f, "%u", va_arg(ap, unsigned));
+		} else if (!strncmp(p, "lld", 3)) {
+			fprintf(f, "%lld", va_arg(ap, long long));
+			p += 2;
+		} else {
+			fputc('%', f);
+		}
+	}
+	va_end(ap);
+}
+
+/* A number as fmt has it, or a dash when it is not one. */
 static void html_num(FILE *f, const char *fmt, double v)
 {
 	if (isfinite(v))
@@ -336,12 +363,20 @@ static void html_num(FILE *f, const char *fmt, double v)
 		fputs("&ndash;", f);
 }
 
+/* A table cell "[lo, hi]" (a CI). */
+static void html_ci(FILE *f, double lo, double hi)
+{
+	fputs("<td class=\"n\">", f);
+	html_num(f, "[%.1f, ", lo);
+	html_num(f, "%.1f]", hi);
+}
+
 static const char report_css[] =
 	"body{font-family:sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}"
 	"table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #ccc;padding:.3em .5em;"
 	"vertical-align:top;text-align:left}th{background:#f0f0f0}td.n{text-align:right}"
-	"code{font-size:.85em;word-break:break-all}td.set{max-width:22em}"
+	"code{font-size:.85em;word-break:break-all}td.set{max-width:22em;font-size:.85em}"
 	".best{color:#006d2c}.tie{color:#0072b2}.undecided{color:#d55e00}"
 	"figure{display:inline-block;margin:.5em;vertical-align:top}"
 	"figure img{max-width:100%;border:1px solid #ddd}figcaption{font-size:.8em}"
@@ -351,40 +386,43 @@ static void page_head(FILE *f, const struct report *r)
 {
 	const struct store_run *u = &r->run;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
-	fprintf(f, "<title>sweetspot report: run %lld of ", r->d.run);
-	html(f, u->spec_path);
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>sweetspot report: run %lld</h1>\n"
-		"<dl>\n<dt>spec</dt><dd>", report_css, r->d.run);
-	html(f, u->spec_path);
-	fputs("</dd>\n<dt>database</dt><dd>", f);
-	html(f, r->db);
-	fputs("</dd>\n<dt>measured</dt><dd>", f);
-	html(f, u->started);
-	fputs(" &ndash; ", f);
-	html(f, u->finished ? u->finished : "(not finished)");
-	fputs(" on ", f);
-	html(f, u->host);
-	fputs(" with ", f);
-	html(f, u->launcher);
-	fprintf(f, " (%s)</dd>\n<dt>written by</dt><dd>sweetspot %s; redraw with <code>sweetspot "
-		"report --db ", u->status ? u->status : "", SWEETSPOT_VERSION);
-	html(f, r->db);
-	fprintf(f, " --run %lld -o DIR</code></dd>\n</dl>\n", r->d.run);
+	htmlf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>sweetspot report: run %lld of %s</title>\n", r->d.run, u->spec_path);
+	fprintf(f, "<style>%s</style>\n</head>\n<body>\n", report_css);
+	htmlf(f, "<h1>sweetspot report: run %lld</h1>\n<dl>\n<dt>spec</dt><dd>%s</dd>\n"
+	      "<dt>database</dt><dd>%s</dd>\n<dt>measured</dt><dd>%s &ndash; %s on %s with %s (%s)</dd>\n"
+	      "<dt>written by</dt><dd>sweetspot %s; again with <code>sweetspot report --db %s "
+	      "--run %lld -o DIR</code></dd>\n</dl>\n", r->d.run, u->spec_path, r->db, u->started,
+	      u->finished ? u->finished : "(not finished)", u->host, u->launcher, u->status,
+	      SWEETSPOT_VERSION, r->db, r->d.run);
 }
 
-/* The choice as people say it. */
-static void choice_cell(FILE *f, const struct offload_choice *c)
+/* One decision's row. */
+static void decision_row(FILE *f, const struct report *r, const struct offload_choice *c)
 {
-	fprintf(f, "<td>%u worker%s (WPN %u, ", c->workers, c->workers == 1 ? "" : "s", c->wpn);
-	html(f, c->placement);
-	fputs("), ", f);
-	html(f, c->algorithm);
-	fputs(", ", f);
-	html(f, c->assignment);
-	fputs(" assignment<br><small>layout ", f);
-	html(f, c->layout);
-	fputs("</small></td>", f);
+	const char *v = c->verdict ? c->verdict : "undecided";
+	char sz[32], *cmd = NULL;
+	int dt = c->dtype && *c->dtype;
+
+	htmlf(f, "<tr><td>%s%s%s%s%s</td><td class=\"n\">%s</td>", c->collective, dt ? " " : "",
+	      dt ? c->dtype : "", dt ? " " : "", dt ? c->op : "", format_size(c->bytes, sz, sizeof(sz)));
+	htmlf(f, "<td>%u worker%s (WPN %u, %s), %s, %s assignment<br><small>layout %s</small></td>"
+	      "<td class=\"n\">", c->workers, c->workers == 1 ? "" : "s", c->wpn, c->placement,
+	      c->algorithm, c->assignment, c->layout);
+	html_num(f, "%.1f%%", c->oe);
+	htmlf(f, " (%u)</td><td class=\"%s\">%s</td>", c->reps, v, v);
+	html_ci(f, c->ci_lo, c->ci_hi);
+	fputs(c->ci_exact ? "</td><td class=\"n\">" :
+	      "<br><small>min&ndash;max: too few launches</small></td><td class=\"n\">", f);
+	html_num(f, "%.2g", c->p_value);
+	htmlf(f, "</td><td class=\"set\">%u: %s</td><td>%s</td><td>", c->nindifferent, c->indifferent,
+	      c->pays ? c->pays : "unclear");
+	if (store_launch_command(r->st, r->d.run, c->layout, &cmd) > 0)
+		htmlf(f, "<code>%s</code>", cmd);
+	else
+		fputs("none of its launches ended well", f);
+	free(cmd);
+	fputs("</td></tr>\n", f);
 }
 
 /* One row per decision (collective, size, dtype, op). */
@@ -398,44 +436,8 @@ static void page_decisions(FILE *f, const struct report *r)
 	      "<th>collective</th><th>size</th><th>choice</th><th>OE median (launches)</th>"
 	      "<th>verdict</th><th>95% CI of the best</th><th>p</th><th>indifference set</th>"
 	      "<th>offloading pays</th><th>command</th></tr></thead>\n<tbody>\n", f);
-	for (size_t i = 0; i < r->d.noff; i++) {
-		const struct offload_choice *c = &r->d.off[i];
-		const char *v = c->verdict ? c->verdict : "undecided";
-		char sz[32], *cmd = NULL;
-
-		fputs("<tr><td>", f);
-		html(f, c->collective);
-		if (c->dtype && *c->dtype) {
-			fputs(" ", f);
-			html(f, c->dtype);
-			fputs(" ", f);
-			html(f, c->op);
-		}
-		fprintf(f, "</td><td class=\"n\">%s</td>", format_size(c->bytes, sz, sizeof(sz)));
-		choice_cell(f, c);
-		fputs("<td class=\"n\">", f);
-		html_num(f, "%.1f%%", c->oe);
-		fprintf(f, " (%u)</td><td class=\"%s\">%s</td><td class=\"n\">", c->reps, v, v);
-		html_num(f, "[%.1f, ", c->ci_lo);
-		html_num(f, "%.1f]", c->ci_hi);
-		fputs(c->ci_exact ? "" : "<br><small>min&ndash;max: too few launches</small>", f);
-		fputs("</td><td class=\"n\">", f);
-		html_num(f, "%.2g", c->p_value);
-		fprintf(f, "</td><td class=\"set\">%u: ", c->nindifferent);
-		html(f, c->indifferent);
-		fputs("</td><td>", f);
-		html(f, c->pays ? c->pays : "unclear");
-		fputs("</td><td>", f);
-		if (store_launch_command(r->st, r->d.run, c->layout, &cmd) > 0) {
-			fputs("<code>", f);
-			html(f, cmd);
-			fputs("</code>", f);
-		} else {
-			fputs("none of its launches ended well", f);
-		}
-		free(cmd);
-		fputs("</td></tr>\n", f);
-	}
+	for (size_t i = 0; i < r->d.noff; i++)
+		decision_row(f, r, &r->d.off[i]);
 	fputs("</tbody>\n</table>\n", f);
 }
 
@@ -447,15 +449,8 @@ static void page_figures(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->figures.nr; i++) {
 		const char *s = r->figures.v[i];
 
-		fputs("<figure><a href=\"figures/", f);
-		html(f, s);
-		fputs(".svg\"><img src=\"figures/", f);
-		html(f, s);
-		fputs(".png\" alt=\"", f);
-		html(f, s);
-		fputs("\"></a><figcaption>", f);
-		html(f, s);
-		fputs("</figcaption></figure>\n", f);
+		htmlf(f, "<figure><a href=\"figures/%s.svg\"><img src=\"figures/%s.png\" alt=\"%s\"></a>"
+		      "<figcaption>%s</figcaption></figure>\n", s, s, s, s);
 	}
 }
 
@@ -469,28 +464,22 @@ static void page_baseline(FILE *f, const struct report *r)
 		      "MPI's own algorithms, for the rules files.</p>\n", f);
 		return;
 	}
-	fprintf(f, "<p>Run %lld: the fastest coll/tuned algorithm per collective, communicator and "
-		"size, its median time per call with the 95%% CI.</p>\n<table id=\"baseline-table\">\n"
-		"<thead><tr><th>collective</th><th>ranks</th><th>size</th><th>algorithm</th>"
-		"<th>median (us)</th><th>95%% CI</th><th>verdict</th><th>p</th>"
-		"<th>Open MPI's own choice (us)</th></tr></thead>\n<tbody>\n", r->base_run);
+	htmlf(f, "<p>Run %lld: the fastest coll/tuned algorithm per collective, communicator and "
+	      "size, its median time per call with the 95%% CI.</p>\n<table id=\"baseline-table\">\n"
+	      "<thead><tr><th>collective</th><th>ranks</th><th>size</th><th>algorithm</th>"
+	      "<th>median (us)</th><th>95%% CI</th><th>verdict</th><th>p</th>"
+	      "<th>Open MPI's own choice (us)</th></tr></thead>\n<tbody>\n", r->base_run);
 	for (size_t i = 0; i < b->nmpi; i++) {
 		const struct mpi_choice *m = &b->mpi[i];
 		char sz[32];
 
-		fputs("<tr><td>", f);
-		html(f, m->collective);
-		fprintf(f, "</td><td class=\"n\">%u</td><td class=\"n\">%s</td><td>", m->ranks,
-			format_size(m->bytes, sz, sizeof(sz)));
-		html(f, mpi_algorithm_name(m->collective, m->alg));
-		fprintf(f, " (%d)</td><td class=\"n\">", m->alg);
+		htmlf(f, "<tr><td>%s</td><td class=\"n\">%u</td><td class=\"n\">%s</td><td>%s (%d)</td>"
+		      "<td class=\"n\">", m->collective, m->ranks, format_size(m->bytes, sz, sizeof(sz)),
+		      mpi_algorithm_name(m->collective, m->alg), m->alg);
 		html_num(f, "%.1f", m->avg_us);
-		fputs("</td><td class=\"n\">", f);
-		html_num(f, "[%.1f, ", m->ci_lo);
-		html_num(f, "%.1f]", m->ci_hi);
-		fputs("</td><td>", f);
-		html(f, m->verdict ? m->verdict : "undecided");
-		fputs("</td><td class=\"n\">", f);
+		fputs("</td>", f);
+		html_ci(f, m->ci_lo, m->ci_hi);
+		htmlf(f, "</td><td>%s</td><td class=\"n\">", m->verdict ? m->verdict : "undecided");
 		html_num(f, "%.2g", m->p_value);
 		fputs("</td><td class=\"n\">", f);
 		html_num(f, "%.1f", m->default_us);
@@ -502,15 +491,9 @@ static void page_baseline(FILE *f, const struct report *r)
 static void page_exports(FILE *f, const struct report *r)
 {
 	fputs("<h2 id=\"exports\">Exports</h2>\n<ul>\n", f);
-	for (size_t i = 0; i < r->nexports; i++) {
-		fputs("<li><a href=\"", f);
-		html(f, r->exports[i].path);
-		fputs("\">", f);
-		html(f, r->exports[i].path);
-		fputs("</a>: ", f);
-		html(f, r->exports[i].what);
-		fputs("</li>\n", f);
-	}
+	for (size_t i = 0; i < r->nexports; i++)
+		htmlf(f, "<li><a href=\"%s\">%s</a>: %s</li>\n", r->exports[i].path, r->exports[i].path,
+		      r->exports[i].what);
 	fputs("</ul>\n", f);
 }
 
@@ -522,21 +505,13 @@ static void page_launches(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->nlaunches; i++) {
 		const struct report_launch *l = &r->launches[i];
 
-		fprintf(f, "<tr><td class=\"n\">%lld</td><td>", l->id);
-		html(f, l->layout);
-		fprintf(f, "</td><td class=\"n\">%d</td><td>", l->repetition);
-		html(f, l->status);
-		fputs("</td><td class=\"n\">", f);
+		htmlf(f, "<tr><td class=\"n\">%lld</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
+		      "<td class=\"n\">", l->id, l->layout, l->repetition, l->status);
 		html_num(f, "%.1f", l->wall_s);
-		fputs("</td><td>", f);
-		if (l->log) {
-			fputs("<a href=\"", f);
-			html(f, l->log);
-			fputs("\">log</a>", f);
-		} else {
-			fputs("(no log left)", f);
-		}
-		fputs("</td></tr>\n", f);
+		if (l->log)
+			htmlf(f, "</td><td><a href=\"%s\">log</a></td></tr>\n", l->log);
+		else
+			fputs("</td><td>(no log left)</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
 }

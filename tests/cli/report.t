@@ -13,7 +13,7 @@
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed (tests/deps.sh)"
 command -v chromium >/dev/null || skip_all "chromium is not installed (tests/deps.sh)"
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
-plan 29
+plan 37
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/report-local.cfg
@@ -97,6 +97,19 @@ like "$TMP/dom2" "data-check=\"images=$nimg broken=1 errors=1 rows=$((want - 1))
 printf '<!DOCTYPE html><html><body><script>console.error("boom")</script></body></html>\n' >"$TMP/console.html"
 chrome --dump-dom "file://$TMP/console.html" >/dev/null 2>"$TMP/chrome2.err"
 like "$TMP/chrome2.err" ':CONSOLE.*"boom"' "a console message is seen"
+
+# With Open MPI's baseline (two of its algorithms): its table, the rules.
+exits_with 0 "a real baseline" sweetspot baseline "$SPEC" --algorithms 0,1 --db "$TMP/r.db"
+exits_with 0 "the report again" sweetspot report --db "$TMP/r.db" -o "$TMP/rep" "$SPEC"
+like "$R/index.html" "<p>Run 2: the fastest coll/tuned algorithm" "the baseline run's table"
+is "$(sed -n '/<table id="baseline-table">/,/<\/table>/p' "$R/index.html" | grep -c '^<tr><td>')" 6 \
+	"a row per collective and size (2 x 3)"
+ok "the Open MPI rules exported" test -s "$R/export/ompi-rules.conf"
+like "$R/export/mca-params.conf" "ompi-rules.conf" "mca-params loads them"
+like "$R/index.html" "<a href=\"export/ompi-rules.conf\">" "linked"
+checked "$R/index.html" "$R/check.html"
+chrome --dump-dom "file://$R/check.html" >"$TMP/dom" 2>/dev/null
+like "$TMP/dom" "data-check=\"images=$nimg broken=0 errors=0 rows=$want logs=4\"" "Chromium again: the same images, rows and logs"
 
 # Bad input: exit 2, nothing written.
 exits_with 2 "no -o" sweetspot report --db "$TMP/r.db"
