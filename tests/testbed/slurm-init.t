@@ -9,17 +9,9 @@
 # what they promise, and init then fits them without a word. Run it under
 # flock /tmp/sweetspot-heavy.lock (the cluster is brought up and down).
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/lib/slurm.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "the Slurm testbed runs slurmd and munged, which needs root"
-[ -x "$BIN/sweetspot-kernel" ] || skip_all "build first (make)"
-
-CLUSTER=$TMP/cluster
-cleanup() {
-	sh "$ROOT/tests/testbed/slurm-cluster.sh" down "$CLUSTER" >/dev/null 2>&1
-	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+[ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
 
 plan 22
 cd "$TMP" || exit 1

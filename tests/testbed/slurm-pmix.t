@@ -12,17 +12,9 @@
 #   behind within 5 s (launch/child.c's watchdog).
 # The cluster is torn down at the end, on failure too.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/lib/slurm.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "the Slurm testbed runs slurmd and munged, which needs root"
 [ -r "$ROOT/build/libsweetspot.a" ] || skip_all "build first (make)"
-
-CLUSTER=$TMP/cluster
-cleanup() {
-	sh "$ROOT/tests/testbed/slurm-cluster.sh" down "$CLUSTER" >/dev/null 2>&1
-	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 plan 14
 

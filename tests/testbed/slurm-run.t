@@ -12,17 +12,9 @@
 # goes on; a corrupted byte is recorded as invalid, never as a result. The
 # cluster is torn down at the end, on failure too.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/lib/slurm.sh"
 
-[ "$(id -u)" -eq 0 ] || skip_all "the Slurm testbed runs slurmd and munged, which needs root"
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
-
-CLUSTER=$TMP/cluster
-cleanup() {
-	sh "$ROOT/tests/testbed/slurm-cluster.sh" down "$CLUSTER" >/dev/null 2>&1
-	[ -n "${SWEETSPOT_KEEP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 plan 43
 
