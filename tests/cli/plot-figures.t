@@ -11,9 +11,10 @@
 # text inside the view box and gives the plots 60% of the width or more;
 # a failure leaves the folder as it was.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/lib/figures.sh"
 
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-plan 54
+plan 57
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
@@ -100,23 +101,40 @@ is "$(paper_panels | wc -l)" 2 "two panels"
 is "$(paper_panels | sort -u | wc -l)" 1 "on the same x range"
 like "$TMP/fig/figures.gp" "^set title \"cyclic assignment\"" "a panel per assignment, titled"
 
-# Every SVG: text inside the view box, plots over 60% of the width.
-svgs_fit() { for f in "$@"; do awk -f "$ROOT/tests/lib/svg-fits.awk" "$f" || return 1; done; }
-ok "every SVG of the landscape fits" svgs_fit "$TMP"/fig/*.svg
-ok "and of the other tables" svgs_fit "$TMP"/figp/*.svg "$TMP"/figs/*.svg
-# The check can fail: a long title clipped at both edges and a wide key
-# outside on the right that leaves the plot under half the canvas.
-cat >"$TMP/bad.gp" <<'GP'
+# Every SVG: text and lines inside the view box, plots over 60% of the
+# width, every key entry drawn.
+ok "every figure of the landscape fits" figures_fit "$TMP/fig"
+ok "and of both placements" figures_fit "$TMP/figp"
+ok "and of five schedules" figures_fit "$TMP/figs"
+# The checks can fail: a long title clipped at both edges and a wide key
+# outside on the right that leaves the plot under half the canvas; a key
+# in two columns wider than the canvas, whose entries gnuplot drops.
+mkdir "$TMP/bad"
+cat >"$TMP/bad/figures.gp" <<'GP'
 set terminal svg size 600,400 font 'sans,11'
 set output 'bad.svg'
 set title "a title far longer than the canvas is wide, as the oe figures had one before this change, clipped at both of its edges, left and right, and so not readable in full"
 set key outside right
 plot x title 'not significantly worse than the best (the set)'
+set terminal svg size 700,400 font 'sans,10'
+set output 'dropped.svg'
+set multiplot
+set title ""
+set lmargin at screen 0.1
+set rmargin at screen 0.95
+set bmargin at screen 0.3
+set key at screen 0.5, screen 0.2 center top vertical maxrows 2 Left reverse
+plot x title 'onload WPN 1: the application keeps 7 of 8 cores/node', 2*x title 'onload WPN 2: the application keeps 6 of 8 cores/node', 3*x title 'DPU: the application keeps all 8 cores/node'
+unset multiplot
 GP
-(cd "$TMP" && gnuplot bad.gp)
-ok "the check finds a clipped title and a squeezed plot" sh -c "! awk -f '$ROOT/tests/lib/svg-fits.awk' '$TMP/bad.svg' >'$TMP/bad.out'"
+(cd "$TMP/bad" && gnuplot figures.gp 2>/dev/null)
+ok "the check finds a clipped title and a squeezed plot" sh -c "! awk -f '$ROOT/tests/lib/svg-fits.awk' '$TMP/bad/bad.svg' >'$TMP/bad.out'"
 like "$TMP/bad.out" "text \"a title far longer.*leaves the 600x400 view box" "it names the text"
 like "$TMP/bad.out" "under 60% of the width" "and the plot's width"
+rm "$TMP/bad/bad.svg"
+misfit() { ! figures_fit "$1" >"$TMP/bad.out"; }
+ok "and a key entry that was dropped" misfit "$TMP/bad"
+like "$TMP/bad.out" "dropped.svg: the key entry 'onload WPN 1: the application keeps 7 of 8 cores/node' is not drawn" "naming it"
 
 if [ -x "$BIN/sweetspot-kernel" ] && command -v mpirun >/dev/null; then
 	sweetspot run "$ROOT/tests/data/search-local.cfg" --db "$TMP/s.db" >/dev/null 2>&1

@@ -9,6 +9,7 @@
 # the test's output. Checks that can fail are shown failing on a broken
 # copy of the page.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/lib/figures.sh"
 
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed (tests/deps.sh)"
 command -v chromium >/dev/null || skip_all "chromium is not installed (tests/deps.sh)"
@@ -28,7 +29,7 @@ ok "no script, nothing from elsewhere" sh -c "! grep -Eiq '<script|https?://|<li
 
 # What it holds, as files.
 ok "the paper's figure" test -s "$R/figures/paper-bcast-direct.png"
-ok "every SVG fits" sh -c "for f in '$R'/figures/*.svg; do awk -f '$ROOT/tests/lib/svg-fits.awk' \"\$f\" || exit 1; done"
+ok "every figure fits, every key entry drawn" figures_fit "$R/figures"
 # The runtimes: one panel per size, so that the bands do not overlap.
 panels=$(awk "/set output 'runtime-bcast-direct-block.png'/ { on = 1 } on && /^set title/ { print } on && /^unset multiplot/ { exit }" "$R/figures/figures.gp")
 is "$(echo "$panels" | tr '\n' ' ')" 'set title "4K" set title "64K" set title "1M" ' "the runtimes: a panel per size"

@@ -1,14 +1,35 @@
 # tests/lib/svg-fits.awk: checks a figure gnuplot wrote as SVG. Every text
 # lies inside the view box (its extent estimated at half an em a
 # character, less than any sans font takes, so what it flags is really
-# out), and the plot areas (the closed borders gnuplot draws, their union
-# across panels) span at least 60% of the width. Prints what is wrong and
-# exits 1; usage: awk -f svg-fits.awk FILE.svg
+# out), so does every line drawn (the key's samples too), and the plot
+# areas (the closed borders gnuplot draws, their union across panels) span
+# at least 60% of the width. Prints what is wrong and exits 1; usage:
+# awk -f svg-fits.awk FILE.svg
 function fail(msg) { print FILENAME ": " msg; bad = 1 }
 /viewBox=/ {
 	match($0, /viewBox="[^"]*"/)
 	split(substr($0, RSTART + 9, RLENGTH - 10), vb, " ")
 	W = vb[3] + 0; H = vb[4] + 0
+}
+/<defs>/ { indefs = 1 }
+/<\/defs>/ { indefs = 0 }
+# Every absolute point of a path outside the markers' definitions (a
+# path's points may go on over several lines: joined first).
+!indefs && /d='M/ {
+	while ($0 ~ /d='M[^']*$/ && (getline more) > 0)
+		$0 = $0 " " more
+	rest = $0
+	while (match(rest, /d='M[^']*'/)) {
+		s = substr(rest, RSTART + 3, RLENGTH - 4); rest = substr(rest, RSTART + RLENGTH)
+		gsub(/[MLZ]/, " ", s); gsub(/^[ \t]+|[ \t]+$/, "", s)
+		n = split(s, pt, /[ \t,]+/)
+		for (i = 1; i + 1 <= n; i += 2) {
+			if (pt[i] + 0 < -1 || pt[i] + 0 > W + 1 || pt[i + 1] + 0 < -1 || pt[i + 1] + 0 > H + 1) {
+				fail(sprintf("a line at %s,%s leaves the %gx%g view box", pt[i], pt[i + 1], W, H))
+				break
+			}
+		}
+	}
 }
 # A border: M x0,y0 L x0,y1 L x1,y1 L x1,y0 L x0,y0 Z
 /d='M[0-9.]+,[0-9.]+ L[0-9.]+,[0-9.]+ L[0-9.]+,[0-9.]+ L[0-9.]+,[0-9.]+ L[0-9.]+,[0-9.]+ Z/ {
