@@ -284,14 +284,15 @@ struct panel {
 };
 
 /* One figure: its name stem and title; lines of group g (one panel of
- * them all unless panels are given); the x axis is g's worker counts. */
+ * them all unless panels are given); the x axis is the worker counts of
+ * axes, or of g when it is NULL. */
 struct figure {
 	enum fig_kind kind;
 	char name[256];
 	char title[256];
 	struct line *lines;
 	size_t nlines;
-	const struct group *g;
+	const struct group *g, *axes;
 	struct panel panel[PLOT_PANELS];
 	size_t npanels;
 };
@@ -358,7 +359,7 @@ static int write_dat(const char *tmp, enum fig_kind kind, const struct panel *pn
  * runtimes, time on a log scale. */
 static void put_axes(FILE *gp, const struct figure *fg, const struct panel *pn)
 {
-	const struct group *g = fg->g;
+	const struct group *g = fg->axes ? fg->axes : fg->g;
 	double lo = g->workers[0], hi = g->workers[g->nworkers - 1], pad;
 	size_t i, k;
 
@@ -534,9 +535,10 @@ static int runtime_figure(const char *tmp, FILE *gp, struct figure *fg)
 }
 
 /* OE and runtime against workers, one line per size (best layout each). */
-static int size_figures(const char *tmp, FILE *gp, const struct group *g)
+static int size_figures(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nsizes, sizeof(struct line)), .g = g };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nsizes, sizeof(struct line)), .g = g,
+			     .axes = axes };
 	int figs = 0, r;
 	char sz[32];
 
@@ -564,9 +566,10 @@ static int size_figures(const char *tmp, FILE *gp, const struct group *g)
 }
 
 /* OE against workers at the largest size, one line per WPN. */
-static int wpn_figure(const char *tmp, FILE *gp, const struct group *g)
+static int wpn_figure(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 1, sizeof(struct line)), .g = g };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 1, sizeof(struct line)), .g = g,
+			     .axes = axes };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	char sz[32], what[128];
 	int ret = 0;
@@ -593,9 +596,10 @@ static int wpn_figure(const char *tmp, FILE *gp, const struct group *g)
  * workers (best WPN) leave every core of a node to the application, onload
  * workers take WPN of them. A node's cores are taken as its host ranks plus
  * the most onload workers put on it. */
-static int placement_figure(const char *tmp, FILE *gp, const struct group *g)
+static int placement_figure(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 2, sizeof(struct line)), .g = g };
+	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 2, sizeof(struct line)), .g = g,
+			     .axes = axes };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	int cores = g->ppn > 0 ? g->ppn + g->most_onload_wpn : -1, ret = 0;
 	char sz[32], what[128];
@@ -862,18 +866,30 @@ static void mark_sets(const struct store_point *pts, size_t n, struct group *g, 
 static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 		    const struct group *pg, size_t npg)
 {
-	int (*const draw[])(const char *, FILE *, const struct group *) = {
+	int (*const draw[])(const char *, FILE *, const struct group *, const struct group *) = {
 		size_figures, wpn_figure, placement_figure,
 	};
-	int figs = 0, w;
+	int figs = 0, w = 0;
 	size_t i, j;
 
-	for (i = 0; i < ng; i++)
-		for (size_t d = 0; d < sizeof(draw) / sizeof(draw[0]); d++) {
-			if ((w = draw[d](tmp, gp, &g[i])) < 0)
-				return -1;
-			figs += w;
-		}
+	/* The figures of one collective and algorithm (one per assignment)
+	 * are compared: they share the x axis (groups are sorted by
+	 * collective, then algorithm). */
+	for (i = 0; i < ng && w >= 0; i = j) {
+		struct group axes;
+
+		for (j = i + 1; j < ng && !strcmp(g[j].p->collective, g[i].p->collective) &&
+		     !strcmp(g[j].p->algorithm, g[i].p->algorithm); j++)
+			;
+		axes = merge_groups(g + i, j - i);
+		for (size_t k = i; k < j && w >= 0; k++)
+			for (size_t d = 0; d < sizeof(draw) / sizeof(draw[0]) && w >= 0; d++)
+				if ((w = draw[d](tmp, gp, &g[k], &axes)) >= 0)
+					figs += w;
+		free(axes.confs);
+	}
+	if (w < 0)
+		return -1;
 	/* Per collective its schedules; per collective and algorithm the
 	 * paper's figure (groups are sorted by collective, then algorithm). */
 	for (i = 0; i < ng; i = j) {

@@ -14,7 +14,7 @@
 . "$ROOT/tests/lib/figures.sh"
 
 command -v gnuplot >/dev/null || skip_all "gnuplot is not installed"
-plan 57
+plan 59
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
@@ -100,6 +100,16 @@ paper_panels() {
 is "$(paper_panels | wc -l)" 2 "two panels"
 is "$(paper_panels | sort -u | wc -l)" 1 "on the same x range"
 like "$TMP/fig/figures.gp" "^set title \"cyclic assignment\"" "a panel per assignment, titled"
+
+# Figures meant to be compared share their axes: block measured at 1 and
+# 2 workers, cyclic at 1, 2 and 4; their oe-* figures span 1..4 alike.
+awk 'BEGIN { OFS = ","
+	print "nodes,ppn,layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,valid"
+	for (s = 0; s < 2; s++) for (w = 1; w <= (s ? 4 : 2); w *= 2) for (r = 1; r <= 3; r++)
+		print 1, 8, "n1-ppn8-w" w "-wpn" w "-onload", "bcast", "direct", s ? "cyclic" : "block", 65536, w, w, "onload", r, 20 * w + r, 100 + r, 1 }' >"$TMP/axes.csv"
+exits_with 0 "figures of two assignments measured at different worker counts" sweetspot plot --csv "$TMP/axes.csv" -o "$TMP/figa"
+xranges() { awk "/set output 'oe-bcast-direct-(block|cyclic).png'/ { on = 1 } on && /^set xrange/ { print; on = 0 }" "$TMP/figa/figures.gp"; }
+is "$(xranges | tr '\n' ' ')" "set xrange [0.8:5] set xrange [0.8:5] " "block's and cyclic's x axes alike"
 
 # Every SVG: text and lines inside the view box, plots over 60% of the
 # width, every key entry drawn.
