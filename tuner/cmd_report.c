@@ -402,13 +402,13 @@ static void decision_row(FILE *f, const struct report *r, const struct offload_c
 {
 	const char *v = c->verdict ? c->verdict : "undecided";
 	char sz[32], *cmd = NULL;
-	int dt = c->dtype && *c->dtype;
+	int dt = point_has(c->key.dtype);
 
-	htmlf(f, "<tr><td>%s%s%s%s%s</td><td class=\"n\">%s</td>", c->collective, dt ? " " : "",
-	      dt ? c->dtype : "", dt ? " " : "", dt ? c->op : "", format_size(c->bytes, sz, sizeof(sz)));
+	htmlf(f, "<tr><td>%s%s%s%s%s</td><td class=\"n\">%s</td>", c->key.collective, dt ? " " : "",
+	      dt ? c->key.dtype : "", dt ? " " : "", dt ? c->key.op : "", format_size(c->key.bytes, sz, sizeof(sz)));
 	htmlf(f, "<td>%u worker%s (WPN %u, %s), %s, %s assignment<br><small>layout %s</small></td>"
 	      "<td class=\"n\">", c->workers, c->workers == 1 ? "" : "s", c->wpn, c->placement,
-	      c->algorithm, c->assignment, c->layout);
+	      c->key.algorithm, c->key.assignment, c->layout);
 	html_num(f, "%.1f%%", c->oe);
 	htmlf(f, " (%u)</td><td class=\"%s\">%s</td>", c->reps, v, v);
 	html_ci(f, c->ci_lo, c->ci_hi);

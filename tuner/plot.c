@@ -878,8 +878,8 @@ static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 	for (i = 0; i < ng && w >= 0; i = j) {
 		struct group axes;
 
-		for (j = i + 1; j < ng && !strcmp(g[j].p->collective, g[i].p->collective) &&
-		     !strcmp(g[j].p->algorithm, g[i].p->algorithm); j++)
+		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective) &&
+		     !strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm); j++)
 			;
 		axes = merge_groups(g + i, j - i);
 		for (size_t k = i; k < j && w >= 0; k++)
