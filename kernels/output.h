@@ -42,7 +42,7 @@ void out_point_header(FILE *f, const struct runinfo *ri);
 void out_point_row(FILE *f, const struct coll_geom *g, enum asg s, const struct point_result *r);
 
 /* Bytes per second of m bytes in us microseconds (0 when us is 0), and
- * the bus bandwidth of collective c among n hosts (see README). */
+ * the bus bandwidth of collective c among n hosts (see docs/kernel.md). */
 double out_algbw(uint64_t m, double us);
 double out_busbw(enum coll c, int n, double algbw);
 

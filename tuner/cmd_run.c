@@ -289,12 +289,12 @@ static int sweep(const struct run_opts *o, struct runner *r, struct store *st,
 	return failed ? 1 : 0;
 }
 
-/* Adaptive repetitions (README, "Statistics"): when the spec names a
- * max_repetitions above repetitions, the sweep's launches are followed by
- * racing: the grid strategy of the search resumes from what is stored and
- * adds launches only to the layouts of undecided decision groups, never
- * past max_repetitions, dropping those shown worse than the leader. The
- * exit status. */
+/* Adaptive repetitions (docs/decisions.md, "Statistics"): when the spec
+ * names a max_repetitions above repetitions, the sweep's launches are
+ * followed by racing: the grid strategy of the search resumes from what is
+ * stored and adds launches only to the layouts of undecided decision
+ * groups, never past max_repetitions, dropping those shown worse than the
+ * leader. The exit status. */
 static int race(const struct run_opts *o, const struct spec *s, const struct plan *p,
 		enum launcher l)
 {

@@ -5,7 +5,7 @@
  * parameters. One simulated host per rank, so that each rank owns a core
  * and SMPI never puts two ranks behind one shared-memory window (the
  * kernel's shm fast path is then RMA through the node's links, see
- * README "The model"):
+ * docs/model.md, "SimGrid SMPI cross-check"):
  *   node K      a zone "nK" (routing Full) of hosts nK-0 .. (the host ranks,
  *               then the onload workers) and a router nK-rt: each host's
  *               link is one stream of the shm path (bandwidth 1/g, g the

@@ -741,10 +741,10 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 }
 
 
-/* How decisions are made (README, "Statistics"): launches per configuration
- * (repetitions is the least, max_repetitions the most), the significance
- * level, the practical thresholds, which placement costs less, and how far
- * the calibrated compute may miss the reference. */
+/* How decisions are made (docs/decisions.md, "Statistics"): launches per
+ * configuration (repetitions is the least, max_repetitions the most), the
+ * significance level, the practical thresholds, which placement costs less,
+ * and how far the calibrated compute may miss the reference. */
 static void load_statistics(struct loader *ld, const config_setting_t *sw, struct spec *s)
 {
 	struct strvec order = STRVEC_INIT;
@@ -1034,10 +1034,11 @@ static char *spec_dir(const char *path)
 	return xasprintf("%s/%.*s", cwd, (int)(slash - path), path);
 }
 
-/* Limits a spec is checked against before libconfig reads it (README,
- * "Limits"): libconfig 1.5 exits the whole process on an @include it cannot
- * read (a folder, a FIFO), so includes are refused; a file or a nesting
- * far beyond any real spec is refused in bounded time and memory. */
+/* Limits a spec is checked against before libconfig reads it
+ * (docs/limits.md, "Bad input"): libconfig 1.5 exits the whole process on
+ * an @include it cannot read (a folder, a FIFO), so includes are refused; a
+ * file or a nesting far beyond any real spec is refused in bounded time and
+ * memory. */
 #define SPEC_MAX_BYTES (1u << 20)
 #define SPEC_MAX_DEPTH 16
 

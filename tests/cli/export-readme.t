@@ -1,8 +1,9 @@
 #!/bin/sh
-# tests/cli/export-readme.t: the README's export examples work as printed.
+# tests/cli/export-readme.t: the export examples of docs/decisions.md (the
+# README's once) work as printed.
 # A sweep and an Open MPI baseline of a small local spec go into the
 # default database of a scratch folder; then every `sweetspot export` line
-# of the README's export block runs there as written (SPEC replaced by the
+# of that export block runs there as written (SPEC replaced by the
 # spec, the comment dropped) and must succeed and write what it names.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
@@ -11,11 +12,11 @@ command -v mpirun >/dev/null || skip_all "mpirun is not installed"
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/baseline-local.cfg
 # The block after "`sweetspot export` writes the decisions:".
-sed -n '/`sweetspot export` writes the$/,/^- \*\*ompi-rules\*\*/p' "$ROOT/README.md" |
+sed -n '/`sweetspot export` writes the$/,/^- \*\*ompi-rules\*\*/p' "$ROOT/docs/decisions.md" |
 	sed -n 's/^    \(sweetspot export .*\)/\1/p' | sed 's/ *#.*//' >"$TMP/examples"
 n=$(wc -l <"$TMP/examples" | tr -d ' ')
 plan $((n * 2 + 3))
-ok "the README has export examples ($n)" [ "$n" -ge 6 ]
+ok "docs/decisions.md has export examples ($n)" [ "$n" -ge 6 ]
 cd "$TMP" || exit 1
 exits_with 0 "a sweep into results/" sweetspot run "$SPEC"
 exits_with 0 "a baseline beside it" sweetspot baseline "$SPEC" --algorithms 2,6

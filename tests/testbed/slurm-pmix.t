@@ -42,8 +42,8 @@ DIRECT="OMPI_MCA_pmix_base_async_modex=1 OMPI_MCA_pmix_base_collect_data=0"
 
 # The fixed line gets a generous limit (a loaded machine starts ranks
 # slowly); a fast crash (the btl tcp SIGSEGV at MPI_Init seen in 1-2% of
-# launches under load, README "Known issues") gets one more attempt, a
-# hang never does.
+# launches under load, docs/limits.md, "Known issues") gets one more
+# attempt, a hang never does.
 fixed() {
 	# shellcheck disable=SC2086
 	salloc -Q -N 3 -w 'n[1-3]' --exclusive -t 10 \
