@@ -56,6 +56,10 @@ struct group {
 	unsigned wpns[64];
 	size_t nwpns;
 	int has_dpu, has_onload, ppn, most_onload_wpn;
+	/* Another group has the same collective, algorithm and assignment
+	 * (another dtype, op, chunk, window or radix): the figures' names and
+	 * titles say which axes this one has. */
+	int axes_differ;
 };
 
 /* One line of a figure: its column name, its legend, a conf per worker count. */
@@ -71,22 +75,42 @@ static int is_offload(const struct store_point *p)
 	       p->workers > 0 && p->layout && *p->layout;
 }
 
-/* Sort order: group (collective, algorithm, assignment), then layout, size. */
+/* A point's group: the point but its size (point.h), so that points of
+ * another dtype, op, chunk, window or radix are never drawn as one. */
+static struct point group_key(const struct store_point *p)
+{
+	struct point k = p->key;
+
+	k.bytes = 0;
+	return k;
+}
+
+/* Sort order: group (collective, dtype and op, algorithm, assignment, the
+ * pipelining and radix), then layout, size. */
 static int cmp_point(const void *a, const void *b)
 {
 	const struct store_point *x = *(const struct store_point *const *)a;
 	const struct store_point *y = *(const struct store_point *const *)b;
+	struct point kx = group_key(x), ky = group_key(y);
 	int c;
 
-	if ((c = strcmp(x->key.collective, y->key.collective)) || (c = strcmp(x->key.algorithm, y->key.algorithm)) ||
-	    (c = strcmp(x->key.assignment, y->key.assignment)) || (c = strcmp(x->layout, y->layout)))
+	if ((c = point_cmp(&kx, &ky)) || (c = strcmp(x->layout, y->layout)))
 		return c;
 	return x->key.bytes < y->key.bytes ? -1 : x->key.bytes > y->key.bytes;
 }
 
 static int same_group(const struct store_point *x, const struct store_point *y)
 {
-	return !strcmp(x->key.collective, y->key.collective) && !strcmp(x->key.algorithm, y->key.algorithm) &&
+	struct point kx = group_key(x), ky = group_key(y);
+
+	return point_same(&kx, &ky);
+}
+
+/* Whether x and y differ only beyond (collective, algorithm, assignment). */
+static int same_schedule(const struct store_point *x, const struct store_point *y)
+{
+	return !strcmp(x->key.collective, y->key.collective) &&
+	       !strcmp(x->key.algorithm, y->key.algorithm) &&
 	       !strcmp(x->key.assignment, y->key.assignment);
 }
 
@@ -202,6 +226,9 @@ static size_t build_groups(const struct store_point *pts, size_t n, struct group
 		}
 		group_add(&g[ng - 1], v + i, j - i);
 	}
+	for (i = 0; i < ng; i++)
+		for (j = 0; j < ng; j++)
+			g[i].axes_differ |= i != j && same_schedule(g[i].p, g[j].p);
 	free(v);
 	*out = g;
 	return ng;
@@ -491,18 +518,24 @@ static int put_figure(const char *tmp, FILE *gp, struct figure *fg)
 	return 0;
 }
 
-/* The figure's name (kind-collective-algorithm-assignment) and title. */
+/* The figure's name (kind-collective-algorithm-assignment, and the axes
+ * where another group differs only there: -int32_sum_chunk_4K_window_2)
+ * and title. */
 static void name_figure(struct figure *fg, const char *kind, const char *what)
 {
 	const struct store_point *p = fg->g->p;
-	char c[64], a[64], s[64];
+	char c[64], a[64], s[64], axes[96] = "", x[96] = "";
 
 	safe_name(c, sizeof(c), p->key.collective);
 	safe_name(a, sizeof(a), p->key.algorithm);
 	safe_name(s, sizeof(s), p->key.assignment);
-	snprintf(fg->name, sizeof(fg->name), "%s-%s-%s-%s", kind, c, a, s);
-	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment): %s", p->key.collective,
-		 p->key.algorithm, p->key.assignment, what);
+	if (fg->g->axes_differ) {
+		point_text(&p->key, POINT_REDUCTION | POINT_AXES, axes, sizeof(axes));
+		safe_name(x, sizeof(x), axes);
+	}
+	snprintf(fg->name, sizeof(fg->name), "%s-%s-%s-%s%s%s", kind, c, a, s, *x ? "-" : "", x);
+	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment%s%s): %s", p->key.collective,
+		 p->key.algorithm, p->key.assignment, *axes ? ", " : "", axes, what);
 }
 
 /* The runtimes as small multiples: one panel per size (up to
@@ -644,7 +677,7 @@ out:
  * its confs (the summaries are copied, their points borrowed). */
 static struct group merge_groups(const struct group *g, size_t n)
 {
-	struct group m = { g[0].p, NULL, 0, { 0 }, 0, { 0 }, 0, { 0 }, 0, 0, 0, -1, 0 };
+	struct group m = { g[0].p, NULL, 0, { 0 }, 0, { 0 }, 0, { 0 }, 0, 0, 0, -1, 0, g[0].axes_differ };
 
 	for (size_t i = 0; i < n; i++) {
 		m.confs = xrealloc(m.confs, (m.nconfs + g[i].nconfs + 1) * sizeof(*m.confs));

@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 17
+plan 20
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 sed -e "s|\"\.\./bin/sweetspot-kernel\"|\"$BIN/sweetspot-kernel\"|" \
     -e 's|repetitions = 3;|repetitions = 2;\n\tmax_repetitions = 2;|' \
@@ -44,6 +44,14 @@ diag "search: $(cat "$TMP/s.txt")"
 diag "recommend: $(cat "$TMP/r.txt")"
 ok "recommend decided per size and dtype too ($(wc -l <"$TMP/r.txt" | tr -d ' '))" [ "$(wc -l <"$TMP/r.txt" | tr -d ' ')" = 4 ]
 is "$(cat "$TMP/s.txt")" "$(cat "$TMP/r.txt")" "the same verdict and chosen layout for every size and dtype"
+
+# Figures keep the points apart too: one oe figure per dtype and chunk of
+# each algorithm and assignment, each naming its axes in its title.
+exits_with 0 "figures of the 2 dtypes x 2 chunks" sweetspot plot --db "$DB" -o "$TMP/fig"
+n=$(ls "$TMP/fig" | grep -c '^oe-allreduce-.*\.svg$')
+is "$n" "$(ls "$TMP/fig" | grep '^oe-allreduce-.*\.svg$' | sed 's/-int32.*\|-double.*//' | sort -u | awk 'END { print NR * 4 }')" \
+	"4 oe figures per algorithm and assignment ($n)"
+ok "their titles say dtype, op, chunk and window" grep -q 'double/sum chunk 4K window' "$TMP"/fig/oe-allreduce-*double_sum_chunk_4K*.svg
 
 # The profile keeps every field of a point (point.h): read back, it gives
 # the same profile, and the MPMD recipe made from it runs exactly the
