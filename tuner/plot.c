@@ -524,7 +524,7 @@ static int put_figure(const char *tmp, FILE *gp, struct figure *fg)
 static void name_figure(struct figure *fg, const char *kind, const char *what)
 {
 	const struct store_point *p = fg->g->p;
-	char c[64], a[64], s[64], axes[96] = "", x[96] = "";
+	char c[40], a[40], s[40], axes[96] = "", x[96] = "";
 
 	safe_name(c, sizeof(c), p->key.collective);
 	safe_name(a, sizeof(a), p->key.algorithm);
@@ -533,9 +533,12 @@ static void name_figure(struct figure *fg, const char *kind, const char *what)
 		point_text(&p->key, POINT_REDUCTION | POINT_AXES, axes, sizeof(axes));
 		safe_name(x, sizeof(x), axes);
 	}
-	snprintf(fg->name, sizeof(fg->name), "%s-%s-%s-%s%s%s", kind, c, a, s, *x ? "-" : "", x);
-	snprintf(fg->title, sizeof(fg->title), "%s (%s, %s assignment%s%s): %s", p->key.collective,
-		 p->key.algorithm, p->key.assignment, *axes ? ", " : "", axes, what);
+	/* Names and titles are bounded by their parts: kind (a word), three
+	 * names of at most 39 characters, axes of at most 95. */
+	snprintf(fg->name, sizeof(fg->name), "%.16s-%s-%s-%s%s%s", kind, c, a, s, *x ? "-" : "", x);
+	snprintf(fg->title, sizeof(fg->title), "%.39s (%.39s, %.39s assignment%s%s): %s",
+		 p->key.collective, p->key.algorithm, p->key.assignment, *axes ? ", " : "", axes,
+		 what);
 }
 
 /* The runtimes as small multiples: one panel per size (up to
