@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pooled.h"
 #include "stats.h"
 
 struct decide_params {
@@ -85,6 +86,21 @@ struct decision {
 	unsigned char *screened;	/* 1: screened out (and WORSE) */
 	double sigma;		/* the pooled sd the screen used; NAN: no screen */
 	size_t nmembers;
+	/* The noise model (pooled.h). pooled 1: the decision was made on it
+	 * (Gupta's subset, Dunnett's many-to-one bounds); 0: by the rank rule,
+	 * check saying why (a failed check, or too few degrees of freedom). */
+	int pooled;
+	enum pooled_check check;
+	double noise;		/* pooled sd of log values (about the CV); NAN: none */
+	size_t noise_df, flagged;	/* its degrees of freedom; outlier launches */
+	/* What more launches would buy, when undecided and the noise is known:
+	 * more_launches in all (more_a, the leader, and more_b, the hardest
+	 * contender, among them) would separate them (more_equal 0) or show
+	 * them equal within delta (1), if their means stayed where they are.
+	 * 0: nothing to say. */
+	unsigned more_launches;
+	long more_a, more_b;
+	int more_equal;
 };
 
 /* Decides among k configurations: x[i][0..n[i]-1] the samples and cost[i]
