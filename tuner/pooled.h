@@ -46,7 +46,7 @@
 #include <stddef.h>
 
 /* Each check's level, and the most launches that may be flagged. */
-#define POOLED_CHECK_ALPHA 0.01
+#define POOLED_CHECK_ALPHA 0.05
 #define POOLED_OUTLIER_FRAC 0.10
 /* Fewer degrees of freedom than this: no pooled model. */
 #define POOLED_MIN_DF 2

@@ -110,9 +110,23 @@ struct search_opts {
 	 * NULL: all. The others are never measured nor decided about;
 	 * grid_launches still counts every layout. */
 	const unsigned char *only;
+	/* The budget as a fraction of the grid's launches (spec `budget =
+	 * "15%"`, --budget 15%), used when budget is 0; 0 here too: adaptive
+	 * takes SEARCH_BUDGET_FRAC (never fewer than its coarse pass and a
+	 * confirmation need, at most the grid), grid takes no limit. */
+	double budget_frac;
 };
 
-#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL }
+/* The adaptive search's default budget, of the grid's launches; launches
+ * of each finalist in the confirmation round; finalists per decision; the
+ * expected improvement (summed over decisions, in pooled noise units)
+ * below which exploring stops. */
+#define SEARCH_BUDGET_FRAC 0.15
+#define SEARCH_CONFIRM_N 3
+#define SEARCH_FINALISTS 3
+#define SEARCH_EI_STOP 0.05
+
+#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0 }
 
 struct search_best {
 	long layout;		/* index into the problem's layouts; -1: no valid point */
@@ -154,11 +168,30 @@ struct search_decision {
 	unsigned screened;	/* out of contention by the screen */
 	unsigned worse;		/* significantly worse than the leader */
 	unsigned contenders;	/* the leader and those undecided against it */
+	/* The noise model decide() used (decide.h): pooled 1 on it, else the
+	 * rank rule, check saying why; noise the pooled sd of log OE. */
+	int pooled;
+	enum pooled_check check;
+	double noise;
+	unsigned noise_df;
+	/* Undecided: more_launches of more_a (the leader) and more_b would
+	 * separate them (more_equal 0) or show them equal (1); 0: unknown. */
+	unsigned more_launches;
+	struct search_config more_a, more_b;
+	int more_equal;
+	/* The surrogate over the decision's groups at the end (surrogate.h):
+	 * points fitted (the fewest of its groups), the worst RMS of the
+	 * standardized leave-one-out residuals, and whether every fit was
+	 * good (else the search fell back to its measured-only rule). */
+	unsigned surrogate_points;
+	double surrogate_rms;
+	int surrogate_ok;
 };
 
 struct search_result {
 	unsigned launches;	/* launches used */
 	unsigned grid_launches;	/* layouts x repetitions */
+	unsigned budget;	/* the budget in effect; 0: none */
 	int budget_exhausted;
 	struct search_best *best;	/* one per group, owned; search_result_release() */
 	unsigned *reps;		/* launches made per layout, owned */
