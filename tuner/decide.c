@@ -249,7 +249,7 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 			out->member[i] = 1;
 			continue;
 		}
-		out->p_adj[i] = pooled_t_p(t, pm->df);
+		out->p_adj[i] = se > 0 ? pooled_t_p(t, pm->df) : gap != 0 ? 0 : 1;
 		if (!in[i] && gap >= dl && gap > 0)
 			out->status[i] = STATS_WORSE;
 		else if (fabs(gap) + d2 * se <= dl)

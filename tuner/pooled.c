@@ -457,7 +457,9 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 	out->p_hetero = brown_forsythe(x, n, k, (const unsigned char *const *)flag, kept,
 				       tmp, r);
 	out->p_drift = mann_kendall(x, n, k);
-	if (out->df < POOLED_MIN_DF || !(out->sigma > 0))
+	/* sigma 0 (every repeated launch identical: synthetic or replayed
+	 * data) is exact, not unknown: differences are then certain. */
+	if (out->df < POOLED_MIN_DF || !(out->sigma >= 0))
 		out->check = POOLED_FEW_DF;
 	else if ((double)out->flagged > POOLED_OUTLIER_FRAC * (double)out->launches)
 		out->check = POOLED_TAILS;

@@ -830,7 +830,8 @@ static int confirm(struct state *st, unsigned char *want)
 /* The effective budget: the caller's launches, else its fraction of the
  * grid, else (adaptive) SEARCH_BUDGET_FRAC of the grid but never fewer
  * than the coarse pass and the confirmation of every decision's leader
- * need, and never more than the grid; grid: none. */
+ * need (on a grid of fewer than SEARCH_CONFIRM_N repetitions that may be
+ * more than the grid: no choice rests on fewer launches); grid: none. */
 static unsigned effective_budget(const struct state *st, unsigned ncoarse)
 {
 	unsigned grid = (unsigned)(st->L * st->p->repetitions), b, floor;
@@ -843,8 +844,6 @@ static unsigned effective_budget(const struct state *st, unsigned ncoarse)
 		return 0;
 	b = (unsigned)ceil(SEARCH_BUDGET_FRAC * grid - 1e-9);
 	floor = ncoarse + (unsigned)(st->ndg * (SEARCH_CONFIRM_N - 1));
-	if (floor > grid)
-		floor = grid;
 	return b > floor ? b : floor;
 }
 

@@ -11,9 +11,10 @@
  * for reductions dtype and op), whose configurations are its (layout,
  * algorithm, assignment, chunk, window, radix) points, exactly
  * as `recommend` decides them: decide() (decide.h) with higher OE better
- * and delta = the tolerance: leader = best median, indifference set = not
- * significantly worse than the leader (two-sided Mann-Whitney, Holm) by at
- * least delta, choice = its cheapest member, verdict best / tie / undecided.
+ * and delta = the tolerance: the pooled noise model (Gupta's subset,
+ * Dunnett's bounds) where its checks hold, the rank rule (Mann-Whitney,
+ * Holm) where not; choice = the cheapest of the leader and those shown
+ * equal to it; verdict best / tie / undecided.
  *
  * Racing: a configuration in contention (the leader, and those undecided
  * against it) gets launches until its group has a verdict or it reached
@@ -37,14 +38,24 @@
  * Points whose compute missed its reference (calibrated false) carry no
  * value, as recommend leaves them out too.
  *
- * Strategies: `grid` measures every layout `repetitions` times, then races.
- * `adaptive` measures the powers of two of each line of layouts (same
- * nodes, PPN, placement and WPN; varying workers) and both ends, repeats
- * each decision group's leader and runner-up once (the pooled spread needs
- * data), then refines where a concave bound through the measured
- * neighbours, widened by SEARCH_REFINE_Z standard errors (s / sqrt(n)), says
- * a layout could beat the leader by more than delta, and races as above;
- * it stops when nothing is left to learn (or at the budget).
+ * Strategies: `grid` measures every layout `repetitions` times, then races
+ * (no budget unless given). `adaptive` (default budget SEARCH_BUDGET_FRAC
+ * of the grid's launches) measures the powers of two of each line of
+ * layouts (same nodes, PPN, placement and WPN; varying workers) and both
+ * ends, repeats each decision group's leader and runner-up once (the pooled
+ * noise needs data), then explores one launch at a time where a Gaussian-
+ * process surrogate (surrogate.h) of every group expects the largest
+ * improvement over its decision's best, summed over decisions in pooled
+ * noise units; a decision whose surrogate fits poorly (leave-one-out
+ * residuals) asks instead where a concave bound through the measured
+ * neighbours, widened by SEARCH_REFINE_Z standard errors, says a layout
+ * could beat the leader by more than delta (the measured-only rule). A
+ * third of the budget (at least SEARCH_CONFIRM_N launches per decision) is
+ * kept for the confirmation round: each decision's leader is brought to
+ * SEARCH_CONFIRM_N launches and the contenders hardest to tell from it are
+ * raced, interleaved, until the verdict, the budget or max_repetitions.
+ * The surrogate chooses launches only: every decision rests on the
+ * configurations' own launches.
  *
  * Invalid points and failed launches never win: they carry no value. A
  * layout whose launch yielded no value at all is not launched again (a
