@@ -241,7 +241,7 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 	for (size_t g = 0; g < m; g++) {
 		size_t i = order[g];
 		double gap = higher ? pm->mean[L] - pm->mean[i] : pm->mean[i] - pm->mean[L];
-		double se = pm->sigma * sqrt(1.0 / (double)pm->n[i] + 1.0 / (double)pm->n[L]);
+		double se = pooled_se(pm, i, L);
 		double t = gap / se;
 
 		if (i == L) {
@@ -261,7 +261,8 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 		tie |= out->status[i] == STATS_TIE;
 		if (out->status[i] == STATS_UNDECIDED) {
 			double n1 = pooled_dunnett(others, no, pm->n[L], pm->df, p->alpha, 0);
-			double need = launches_needed(fabs(gap), dl, pm->sigma, n1, d2);
+			double need = launches_needed(fabs(gap), dl,
+						      sqrt((pm->var[i] + pm->var[L]) / 2), n1, d2);
 			unsigned more_i = need > (double)pm->n[i] ? (unsigned)(need - (double)pm->n[i]) : 1;
 
 			undecided = 1;

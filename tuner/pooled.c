@@ -276,6 +276,7 @@ void pooled_release(struct pooled *p)
 {
 	free(p->mean);
 	free(p->n);
+	free(p->var);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -392,8 +393,9 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 	out->check = POOLED_FEW_DF;
 	out->mean = calloc(k ? k : 1, sizeof(*out->mean));
 	out->n = calloc(k ? k : 1, sizeof(*out->n));
+	out->var = calloc(k ? k : 1, sizeof(*out->var));
 	flag = calloc(k ? k : 1, sizeof(*flag));
-	if (!out->mean || !out->n || !flag)
+	if (!out->mean || !out->n || !out->var || !flag)
 		goto out;
 	for (size_t i = 0; i < k; i++) {
 		out->mean[i] = NAN;
@@ -436,7 +438,7 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 		for (size_t j = 0; j < n[i]; j++) {
 			double y = log(x[i][j]);
 
-			if (n[i] >= 3 && mad > 0 && 0.6745 * fabs(y - med) / mad > STATS_MADZ_LIMIT) {
+			if (n[i] >= 4 && mad > 0 && 0.6745 * fabs(y - med) / mad > STATS_MADZ_LIMIT) {
 				flag[i][j] = 1;
 				out->flagged++;
 				continue;
@@ -447,13 +449,25 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 		out->mean[i] = mean / (double)nk;
 		out->n[i] = nk;
 		out->launches += n[i];
+		out->var[i] = 0;
 		for (size_t j = 0; j < n[i]; j++)
 			if (!flag[i][j])
-				ss += (log(x[i][j]) - out->mean[i]) * (log(x[i][j]) - out->mean[i]);
+				out->var[i] += (log(x[i][j]) - out->mean[i]) * (log(x[i][j]) - out->mean[i]);
+		ss += out->var[i];
 		out->df += nk - 1;
 	}
 	if (out->df)
 		out->sigma = sqrt(ss / (double)out->df);
+	/* Moderated: the sums of squares above become variances. */
+	for (size_t i = 0; i < k; i++) {
+		double s2 = out->df ? out->sigma * out->sigma : 0;
+
+		if (out->n[i] >= 2)
+			out->var[i] = (POOLED_PRIOR_DF * s2 + out->var[i]) /
+				      (POOLED_PRIOR_DF + (double)out->n[i] - 1);
+		else
+			out->var[i] = s2;
+	}
 	out->p_hetero = brown_forsythe(x, n, k, (const unsigned char *const *)flag, kept,
 				       tmp, r);
 	out->p_drift = mann_kendall(x, n, k);
@@ -500,6 +514,11 @@ static double t_upper(double p, size_t df)
 	return hi;
 }
 
+double pooled_se(const struct pooled *p, size_t i, size_t j)
+{
+	return sqrt(p->var[i] / (double)p->n[i] + p->var[j] / (double)p->n[j]);
+}
+
 /* The largest bar any other configuration sets for i at critical value
  * d: i is in the subset when it is <= 0. */
 static double subset_bar(const struct pooled *p, int higher, size_t i, double d)
@@ -510,7 +529,7 @@ static double subset_bar(const struct pooled *p, int higher, size_t i, double d)
 		if (j == i || !p->n[j])
 			continue;
 		worst = fmax(worst, (higher ? p->mean[j] - p->mean[i] : p->mean[i] - p->mean[j]) -
-				    d * p->sigma * sqrt(1.0 / (double)p->n[i] + 1.0 / (double)p->n[j]));
+				    d * pooled_se(p, i, j));
 	}
 	return worst;
 }
