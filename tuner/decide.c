@@ -325,15 +325,20 @@ static int all_positive(const double *const *x, const size_t *n, size_t k)
 }
 
 /* The rank rule (the pooled model's fallback): the screen, then
- * Mann-Whitney against the leader under Holm (stats_indifference()). */
+ * Mann-Whitney against the leader under Holm (stats_indifference()). The
+ * screen is a pooled-sd rule itself: when the pooled model was refuted
+ * (noise differing between configurations, heavy tails, drift: with_screen
+ * 0) it is left out too, and the decision is the rank tests' alone. */
 static int rank_decide(const double *const *x, const size_t *n, size_t k,
 		       const struct decide_cost *cost, const struct decide_params *p,
-		       const double **xs, size_t *ns, size_t *idx, struct decision *out)
+		       int with_screen, const double **xs, size_t *ns, size_t *idx,
+		       struct decision *out)
 {
 	struct stats_indiff ind;
 	size_t m = 0;
 
-	screen(x, n, k, p, out);
+	if (with_screen)
+		screen(x, n, k, p, out);
 	for (size_t i = 0; i < k; i++) {
 		if (!n[i])
 			continue;
@@ -401,7 +406,7 @@ int decide(const double *const *x, const size_t *n, size_t k,
 		sort_by_cost(idx, m, cost, x, n, xs, ns);
 		if (pooled_decide(&pm, idx, m, p, out))
 			goto out;
-	} else if (rank_decide(x, n, k, cost, p, xs, ns, idx, out)) {
+	} else if (rank_decide(x, n, k, cost, p, out->check == POOLED_FEW_DF, xs, ns, idx, out)) {
 		goto out;
 	}
 	if (out->leader < 0) {

@@ -834,17 +834,17 @@ static int confirm(struct state *st, unsigned char *want)
  * more than the grid: no choice rests on fewer launches); grid: none. */
 static unsigned effective_budget(const struct state *st, unsigned ncoarse)
 {
-	unsigned grid = (unsigned)(st->L * st->p->repetitions), b, floor;
+	unsigned grid = (unsigned)(st->L * st->p->repetitions), b, least;
 
 	if (st->o->budget)
 		return st->o->budget;
 	if (st->o->budget_frac > 0)
-		return (unsigned)fmax(1, ceil(st->o->budget_frac * grid - 1e-9));
+		return (unsigned)fmax(1, floor(st->o->budget_frac * grid + 1e-9));
 	if (st->o->strategy != SEARCH_ADAPTIVE)
 		return 0;
-	b = (unsigned)ceil(SEARCH_BUDGET_FRAC * grid - 1e-9);
-	floor = ncoarse + (unsigned)(st->ndg * (SEARCH_CONFIRM_N - 1));
-	return b > floor ? b : floor;
+	b = (unsigned)floor(SEARCH_BUDGET_FRAC * grid + 1e-9);
+	least = ncoarse + (unsigned)(st->ndg * (SEARCH_CONFIRM_N - 1));
+	return b > least ? b : least;
 }
 
 static int run_adaptive(struct state *st)
