@@ -55,7 +55,7 @@
  * configuration noisier than the rest (which the Brown-Forsythe check
  * cannot see on 2-3 launches) is judged at its own noise instead of
  * passing for significant at the machine's. */
-#define POOLED_PRIOR_DF 4.0
+#define POOLED_PRIOR_DF 2.0
 
 /* Each check's level, and the most launches that may be flagged. */
 #define POOLED_CHECK_ALPHA 0.05
