@@ -402,6 +402,16 @@ int decide(const double *const *x, const size_t *n, size_t k,
 		out->flagged = pm.flagged;
 	}
 	if (have_pm && pm.check == POOLED_OK) {
+		size_t lead = idx[0];
+
+		for (size_t g = 1; g < m; g++)
+			if (p->lower_is_better ? pm.mean[idx[g]] < pm.mean[lead] :
+						 pm.mean[idx[g]] > pm.mean[lead])
+				lead = idx[g];
+		if (!pooled_leader_ok(&pm, lead))
+			out->check = pm.check = POOLED_HETERO;
+	}
+	if (have_pm && pm.check == POOLED_OK) {
 		out->pooled = 1;
 		sort_by_cost(idx, m, cost, x, n, xs, ns);
 		if (pooled_decide(&pm, idx, m, p, out))

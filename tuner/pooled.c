@@ -277,6 +277,7 @@ void pooled_release(struct pooled *p)
 	free(p->mean);
 	free(p->n);
 	free(p->var);
+	free(p->ss);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -424,8 +425,9 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 	out->mean = calloc(k ? k : 1, sizeof(*out->mean));
 	out->n = calloc(k ? k : 1, sizeof(*out->n));
 	out->var = calloc(k ? k : 1, sizeof(*out->var));
+	out->ss = calloc(k ? k : 1, sizeof(*out->ss));
 	flag = calloc(k ? k : 1, sizeof(*flag));
-	if (!out->mean || !out->n || !out->var || !flag)
+	if (!out->mean || !out->n || !out->var || !out->ss || !flag)
 		goto out;
 	for (size_t i = 0; i < k; i++) {
 		out->mean[i] = NAN;
@@ -484,6 +486,7 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 			if (!flag[i][j])
 				out->var[i] += (log(x[i][j]) - out->mean[i]) * (log(x[i][j]) - out->mean[i]);
 		ss += out->var[i];
+		out->ss[i] = out->var[i];
 		out->df += nk - 1;
 	}
 	if (out->df)
@@ -546,6 +549,25 @@ static double t_upper(double p, size_t df)
 			hi = mid;
 	}
 	return hi;
+}
+
+int pooled_leader_ok(const struct pooled *p, size_t lead)
+{
+	double rest = 0;
+	size_t df = 0, dl;
+
+	if (p->n[lead] < 2)
+		return 1;
+	dl = p->n[lead] - 1;
+	for (size_t i = 0; i < p->k; i++)
+		if (i != lead && p->n[i] >= 2) {
+			rest += p->ss[i];
+			df += p->n[i] - 1;
+		}
+	if (!df || !(rest > 0))
+		return 1;
+	return f_upper((p->ss[lead] / (double)dl) / (rest / (double)df), (double)dl, (double)df) >=
+	       POOLED_CHECK_ALPHA;
 }
 
 double pooled_se(const struct pooled *p, size_t i, size_t j)

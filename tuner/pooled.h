@@ -76,6 +76,7 @@ struct pooled {
 	double *mean;		/* mean of the log values kept; NAN without */
 	size_t *n;		/* launches kept */
 	double *var;		/* moderated variance of one launch (below) */
+	double *ss;		/* sum of squares of the log values kept about their mean */
 };
 
 /* The pooled noise of k configurations x[i][0..n[i]-1] (values > 0, in the
@@ -97,6 +98,14 @@ double pooled_dunnett(const size_t *n_i, size_t m, size_t nc, size_t df, double 
 
 /* The standard error of mean[i] - mean[j] with the moderated variances. */
 double pooled_se(const struct pooled *p, size_t i, size_t j);
+
+/* The check of the leader a "best" would rest on: its own launches no
+ * noisier than the others' (one-sided F test of its variance against the
+ * pooled variance of the rest, at POOLED_CHECK_ALPHA). A configuration
+ * that leads because it is noisy (a lucky launch) is the false winner the
+ * pooled model makes where noise differs, and 2-4 launches each hide that
+ * from the tests of the whole set. 1 when it passes (or cannot be told). */
+int pooled_leader_ok(const struct pooled *p, size_t lead);
 
 /* Student's t: two-sided p of |T| >= t with df degrees of freedom. */
 double pooled_t_p(double t, size_t df);
