@@ -341,7 +341,11 @@ static void verdict_print(const struct offload_choice *c)
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
 		       c->noise_check ? c->noise_check : "no pooled model");
-	if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_launches)
+	if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_floor)
+		printf("    a decision would take at least %u more launches (before then no rank "
+		       "test can separate the leader from those undecided, after Holm)\n",
+		       c->more_launches);
+	else if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_launches)
 		printf("    a decision would take about %u more launches at this noise%s\n",
 		       c->more_launches, c->more_launches > 1000 ?
 		       " (none affordable: the difference is below what the noise resolves)" : "");

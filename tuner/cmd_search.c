@@ -254,7 +254,8 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 	if (d->more_launches)
 		json_object_set_new(o, "more", json_pack("{s:o, s:o, s:s}",
 			"leader", config_json(sp, &d->more_a), "contender", config_json(sp, &d->more_b),
-			"would", d->more_equal ? "show them equal" : "separate them"));
+			"would", d->more_floor ? "let a rank test separate them at best" :
+			d->more_equal ? "show them equal" : "separate them"));
 	json_object_set_new(o, "surrogate", json_pack("{s:I, s:o, s:b}",
 		"points", (json_int_t)d->surrogate_points, "loo_rms", num_or_null(d->surrogate_rms),
 		"fit_good", d->surrogate_ok));
@@ -445,7 +446,11 @@ static void print_noise(const struct search_space *sp, const struct search_decis
 		printf("decided on it (Gupta's subset, Dunnett's many-to-one bounds)\n");
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n", pooled_check_name(d->check));
-	if (d->verdict == DECIDE_UNDECIDED && d->more_launches > SEARCH_MORE_AFFORDABLE)
+	if (d->verdict == DECIDE_UNDECIDED && d->more_floor)
+		printf("    at least %u more launches (of the leader and those undecided against it) "
+		       "before a rank test could separate any of them at alpha after Holm\n",
+		       d->more_launches);
+	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches > SEARCH_MORE_AFFORDABLE)
 		printf("    no affordable number of launches (%u more) would %s at the pooled noise: "
 		       "the difference is below what this machine's noise resolves\n",
 		       d->more_launches, d->more_equal ? "show the contenders equal within delta" :

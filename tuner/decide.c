@@ -314,6 +314,31 @@ static void sort_by_cost(size_t *idx, size_t m, const struct decide_cost *cost,
 	}
 }
 
+/* The rank rule's floor of more_launches (decide.h): the least n at which
+ * n against n launches can reach alpha / m, and what the leader and the
+ * undecided configurations lack of it. */
+static void rank_floor(const size_t *n, size_t k, const struct decide_params *p,
+		       struct decision *out)
+{
+	size_t m = 0, need = 1;
+	double c = 2;	/* C(2n, n) for n = need */
+
+	for (size_t i = 0; i < k; i++)
+		m += n[i] && (long)i != out->leader;
+	if (!m || out->verdict != DECIDE_UNDECIDED)
+		return;
+	while (2 / c > p->alpha / (double)m && need < 1000) {
+		need++;
+		c *= (2.0 * need) * (2.0 * need - 1) / ((double)need * need);
+	}
+	for (size_t i = 0; i < k; i++)
+		if (n[i] && ((long)i == out->leader || out->status[i] == STATS_UNDECIDED) && n[i] < need)
+			out->more_launches += (unsigned)(need - n[i]);
+	out->more_a = out->leader;
+	out->more_b = out->runner_up;
+	out->more_floor = out->more_launches > 0;
+}
+
 /* Whether every sample is positive (the log scale needs it). */
 static int all_positive(const double *const *x, const size_t *n, size_t k)
 {
@@ -418,6 +443,8 @@ int decide(const double *const *x, const size_t *n, size_t k,
 			goto out;
 	} else if (rank_decide(x, n, k, cost, p, out->check == POOLED_FEW_DF, xs, ns, idx, out)) {
 		goto out;
+	} else {
+		rank_floor(n, k, p, out);
 	}
 	if (out->leader < 0) {
 		ret = 0;

@@ -116,6 +116,11 @@ struct decision {
 	unsigned more_launches;
 	long more_a, more_b;
 	int more_equal;
+	/* 1: decided by the rank rule, and more_launches is a floor: what the
+	 * leader and every undecided configuration lack of the n at which n
+	 * against n launches can first reach Holm's alpha / (k - 1) at all
+	 * (the exact Mann-Whitney p of fully separated samples, 2 / C(2n, n)). */
+	int more_floor;
 };
 
 /* Decides among k configurations: x[i][0..n[i]-1] the samples and cost[i]

@@ -176,6 +176,7 @@ static void offload_from_verdict(const struct offload_verdict *v, struct offload
 	c->noise = v->noise;
 	c->noise_df = (unsigned)v->noise_df;
 	c->more_launches = v->more_launches;
+	c->more_floor = v->more_floor;
 	c->pooled = v->pooled;
 	c->noise_check = v->noise_check;
 	c->gain = v->gain;

@@ -46,6 +46,7 @@ struct offload_choice {
 	unsigned outliers;	/* of the choice's launches (never dropped) */
 	double noise;		/* pooled sd of log OE (offload_verdict) */
 	unsigned noise_df, more_launches;
+	int more_floor;
 	int pooled;
 	const char *noise_check;
 	int unstable;		/* more than 20% outliers */

@@ -979,6 +979,7 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 	sd->more_a = config_of(st, dg, dc->more_a);
 	sd->more_b = config_of(st, dg, dc->more_b);
 	sd->more_equal = dc->more_equal;
+	sd->more_floor = dc->more_floor;
 	sd->surrogate_ok = 1;
 	sd->surrogate_rms = 0;
 	sd->surrogate_points = UINT32_MAX;

@@ -189,7 +189,7 @@ struct search_decision {
 	 * separate them (more_equal 0) or show them equal (1); 0: unknown. */
 	unsigned more_launches;
 	struct search_config more_a, more_b;
-	int more_equal;
+	int more_equal, more_floor;	/* more_floor: the rank rule's floor */
 	/* The surrogate over the decision's groups at the end (surrogate.h):
 	 * points fitted (the fewest of its groups), the worst RMS of the
 	 * standardized leave-one-out residuals, and whether every fit was

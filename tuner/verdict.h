@@ -89,6 +89,7 @@ struct offload_verdict {
 	int pooled;
 	const char *noise_check;
 	unsigned more_launches;
+	int more_floor;		/* decide.h's: a floor from the rank rule */
 	int unstable;		/* more than 20% of them: "unstable" */
 	struct placement_cmp placement;
 };
