@@ -38,6 +38,36 @@ int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	return 0;
 }
 
+int parse_budget(const char *s, unsigned *n, double *frac, char *err, size_t errlen)
+{
+	size_t len = s ? strlen(s) : 0;
+	uint64_t v;
+
+	if (len && s[len - 1] == '%') {
+		char *end;
+		double p;
+
+		errno = 0;
+		p = strtod(s, &end);
+		if (end != s + len - 1 || errno == ERANGE || !isdigit((unsigned char)*s) ||
+		    !(p > 0 && p <= 100)) {
+			snprintf(err, errlen, "'%s' is not a percentage in (0, 100]", s);
+			return -1;
+		}
+		*n = 0;
+		*frac = p / 100;
+		return 0;
+	}
+	if (parse_uint(s, 1, 100000000, &v, err, errlen)) {
+		snprintf(err, errlen, "'%s' is neither a number of launches in [1, 100000000] "
+			 "nor a percentage of the grid such as 15%%", s ? s : "");
+		return -1;
+	}
+	*n = (unsigned)v;
+	*frac = 0;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 {
 	char *end;

@@ -16,6 +16,11 @@ int parse_name(const char *s, const char *const *names, int n);
 /* Two optional strings are the same: both NULL, or equal. */
 int parse_same_str(const char *a, const char *b);
 
+/* A launch budget: "N" launches (1 <= N <= 100000000: *n = N, *frac = 0)
+ * or "P%" of the grid's launches (0 < P <= 100, decimals allowed: *n = 0,
+ * *frac = P / 100). */
+int parse_budget(const char *s, unsigned *n, double *frac, char *err, size_t errlen);
+
 /* An unsigned integer in [min, max], decimal only, no sign, no suffix. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 	       char *err, size_t errlen);

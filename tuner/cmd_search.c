@@ -44,7 +44,8 @@ static const struct cli_option search_options[NOPTS + 1] = {
 			   "model: the model predicts the grid (calibrating it first\n"
 			   "unless the database holds its parameters), then grid over\n"
 			   "the predicted top candidates only (not with --replay)" },
-	[OPT_BUDGET] = { "budget", 0, "N", "use at most N launches (one launch = one layout once)" },
+	[OPT_BUDGET] = { "budget", 0, "N|P%", "use at most N launches, or P% of the grid's "
+			  "(one launch = one layout once; default: the spec's budget, else 15%)" },
 	[OPT_MAXREPS] = { "max-repetitions", 0, "N", "most launches of a configuration in contention\n"
 			  "(default: the spec's max_repetitions)" },
 	[OPT_ALPHA] = { "alpha", 0, "A", "significance level of the comparisons (default: the\n"
@@ -115,11 +116,13 @@ static int take_option(const struct cli *c, int o, struct search_args *a)
 			return cli_usage_error(c->cmd, "--strategy: unknown strategy '%s' "
 					       "(grid, adaptive or model)", c->arg);
 		return search_parse_strategy(c->arg, &a->opts.strategy);
-	case OPT_BUDGET:
-		if (cli_uint(c, 1, 100000000, &v))
-			return -1;
-		a->opts.budget = (unsigned)v;
+	case OPT_BUDGET: {
+		char err[160];
+
+		if (parse_budget(c->arg, &a->opts.budget, &a->opts.budget_frac, err, sizeof(err)))
+			return cli_usage_error(c->cmd, "--budget: %s", err);
 		return 0;
+	}
 	case OPT_MAXREPS:
 		if (cli_uint(c, 1, 10000, &v))
 			return -1;
@@ -244,6 +247,18 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 		json_object_set_new(o, "dtype", json_string(d->dtype));
 	if (d->op)
 		json_object_set_new(o, "op", json_string(d->op));
+	json_object_set_new(o, "noise", json_pack("{s:s, s:s, s:o, s:I}",
+		"model", d->pooled ? "pooled" : "rank", "check", pooled_check_name(d->check),
+		"sd_log", num_or_null(d->noise), "df", (json_int_t)d->noise_df));
+	json_object_set_new(o, "more_launches", json_integer(d->more_launches));
+	if (d->more_launches)
+		json_object_set_new(o, "more", json_pack("{s:o, s:o, s:s}",
+			"leader", config_json(sp, &d->more_a), "contender", config_json(sp, &d->more_b),
+			"would", d->more_floor ? "let a rank test separate them at best" :
+			d->more_equal ? "show them equal" : "separate them"));
+	json_object_set_new(o, "surrogate", json_pack("{s:I, s:o, s:b}",
+		"points", (json_int_t)d->surrogate_points, "loo_rms", num_or_null(d->surrogate_rms),
+		"fit_good", d->surrogate_ok));
 	return o;
 }
 
@@ -329,6 +344,7 @@ static int print_json(const struct search_space *sp, const struct search_result 
 	json_object_set_new(obj, "strategy", json_string(search_strategy_name(o->strategy)));
 	json_object_set_new(obj, "launches", json_integer(r->launches));
 	json_object_set_new(obj, "grid_launches", json_integer(r->grid_launches));
+	json_object_set_new(obj, "budget", r->budget ? json_integer(r->budget) : json_null());
 	if (ms)
 		model_json(obj, sp, r, ms);
 	json_object_set_new(obj, "budget_exhausted", json_boolean(r->budget_exhausted));
@@ -413,6 +429,45 @@ static void fmt_p(double p, char *buf, size_t len)
 		snprintf(buf, len, "p=%.2g", p);
 }
 
+/* Beyond this many more launches, a decision is out of reach in practice. */
+#define SEARCH_MORE_AFFORDABLE 1000
+
+/* The noise model, what more launches would buy, and the surrogate's fit. */
+static void print_noise(const struct search_space *sp, const struct search_decision *d, int groups)
+{
+	char a[128], b[128];
+
+	if (isfinite(d->noise))
+		printf("    noise: pooled over the configurations, %.1f%% per launch (sd of log OE, "
+		       "%u df); ", 100 * d->noise, d->noise_df);
+	else
+		printf("    noise: not estimated yet (too few repeated launches); ");
+	if (d->pooled)
+		printf("decided on it (Gupta's subset, Dunnett's many-to-one bounds)\n");
+	else
+		printf("decided by rank tests (Mann-Whitney, Holm): %s\n", pooled_check_name(d->check));
+	if (d->verdict == DECIDE_UNDECIDED && d->more_floor)
+		printf("    at least %u more launches (of the leader and those undecided against it) "
+		       "before a rank test could separate any of them at alpha after Holm\n",
+		       d->more_launches);
+	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches > SEARCH_MORE_AFFORDABLE)
+		printf("    no affordable number of launches (%u more) would %s at the pooled noise: "
+		       "the difference is below what this machine's noise resolves\n",
+		       d->more_launches, d->more_equal ? "show the contenders equal within delta" :
+		       "separate the contenders");
+	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches)
+		printf("    %u more launches of %s and %s would %s at the pooled noise\n",
+		       d->more_launches, config_words(sp, &d->more_a, groups, a, sizeof(a)),
+		       config_words(sp, &d->more_b, groups, b, sizeof(b)),
+		       d->more_equal ? "show them equal within delta" : "separate them");
+	if (d->surrogate_points)
+		printf("    surrogate (assumed: log OE smooth over log workers, log WPN, placement, "
+		       "nodes; GP with the pooled noise): %u layouts fitted, leave-one-out residuals "
+		       "%.2f sd RMS: %s\n", d->surrogate_points, d->surrogate_rms,
+		       d->surrogate_ok ? "fit good, used to choose the layouts launched" :
+		       "fit poor, layouts chosen by the measured-only rule");
+}
+
 /* One decision in words: the choice, then why; then the evidence. */
 static void print_decision(const struct search_space *sp, const struct search_decision *d,
 			   double delta)
@@ -448,6 +503,7 @@ static void print_decision(const struct search_space *sp, const struct search_de
 	       "%u launches for this decision; of %u configurations measured, %u significantly "
 	       "worse, %u screened out\n", ld, d->leader_oe, d->ci_exact ? "95% CI" : "range",
 	       d->ci_lo, d->ci_hi, d->leader.n, d->launches, d->measured, d->worse, d->screened);
+	print_noise(sp, d, groups);
 }
 
 static const char *fmt_num(double v, char *buf, size_t n)
@@ -527,6 +583,9 @@ static void print_people(const struct search_space *sp, const struct search_resu
 	       search_strategy_name(o->strategy), r->launches, r->grid_launches,
 	       r->grid_launches ? 100.0 * r->launches / r->grid_launches : 0.0,
 	       r->budget_exhausted ? "; budget exhausted" : "");
+	if (r->budget)
+		printf("budget: %u launches (%.0f%% of the grid)\n", r->budget,
+		       r->grid_launches ? 100.0 * r->budget / r->grid_launches : 0.0);
 	if (ms)
 		print_model(sp, r, ms);
 	printf("decided at alpha %g, delta %g OE point, at most %u launches per configuration\n\n",

@@ -1,23 +1,38 @@
 /*
  * tuner/decide.h: one decision among K configurations, made the same way by
  * search, recommend and baseline. Each configuration brings its launch-level
- * samples (one value per launch: the launch, not the iteration, is what
- * repeats) and its cost. The leader is the best median; the indifference
- * set is every configuration not significantly worse than the leader (two-
- * sided Mann-Whitney against the leader, Holm-corrected, and worse by at
- * least the practical threshold delta: stats_indifference()); the choice is
- * the cheapest member of the set that is shown equivalent to the leader
- * (its Hodges-Lehmann shift's CI within +-delta), or the leader itself: a
- * member that is only not yet shown worse (too few launches) is reported in
- * the set but never chosen over the best, since "not significantly worse"
- * from lack of data is not evidence that it is as good (measured: this
- * bounds the regret of the generated landscapes of search-quality-t at 0.8
- * point, against 6.9 when any member could be chosen). The verdict says
- * how sure the choice is:
- *   best       every other configuration is significantly worse;
- *   tie        the others of the set are within +-delta of the leader (the
- *              Hodges-Lehmann shift's CI lies inside it): take the cheapest;
- *   undecided  some are neither: more launches would tell.
+ * samples (one value per launch, in the order launched: the launch, not the
+ * iteration, is what repeats) and its cost.
+ *
+ * Two rules, chosen per decision (docs/statistics.md):
+ *  - The pooled model (pooled.h), when every value is positive and its
+ *    checks hold (enough degrees of freedom, equal noise by Brown-Forsythe,
+ *    no more than 10% outlier launches, no drift by Mann-Kendall): the
+ *    noise is the machine's, one sd of log values shared by every
+ *    configuration, estimated from all of them. The leader is the best
+ *    mean of log values; the indifference set is Gupta's subset (holds the
+ *    best configuration with probability >= 1 - alpha, Dunnett's many-to-
+ *    one critical values); a configuration outside it and worse than the
+ *    leader by delta or more is WORSE; one whose two-sided many-to-one
+ *    interval of the difference with the leader lies within +-delta is
+ *    TIE; the rest UNDECIDED. Two or three launches each can decide.
+ *  - The rank rule, where the pooled model's check fails (noise differing
+ *    between configurations, heavy tails, a drifting machine) or its
+ *    degrees of freedom are too few: there Mann-Whitney is the more honest
+ *    test, as it assumes no common spread: the leader is the best median;
+ *    every other configuration is compared with it by the two-sided
+ *    Mann-Whitney test under Holm, worse by at least delta to be WORSE,
+ *    its Hodges-Lehmann shift's CI within +-delta to be TIE
+ *    (stats_indifference()), after the screen below.
+ * Either way the choice is the cheapest member of the set that is shown
+ * equivalent to the leader (TIE), or the leader itself: a member only not
+ * yet shown worse (too few launches) is reported in the set but never
+ * chosen over the best, since "not significantly worse" from lack of data
+ * is not evidence that it is as good. The verdict says how sure the
+ * choice is:
+ *   best       every other configuration is WORSE;
+ *   tie        the others of the set are TIE: take the cheapest;
+ *   undecided  some are neither: more launches would tell (more_launches).
  * A configuration without samples takes no part (it can never win).
  */
 #ifndef SWEETSPOT_DECIDE_H
@@ -26,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pooled.h"
 #include "stats.h"
 
 struct decide_params {
@@ -85,6 +101,26 @@ struct decision {
 	unsigned char *screened;	/* 1: screened out (and WORSE) */
 	double sigma;		/* the pooled sd the screen used; NAN: no screen */
 	size_t nmembers;
+	/* The noise model (pooled.h). pooled 1: the decision was made on it
+	 * (Gupta's subset, Dunnett's many-to-one bounds); 0: by the rank rule,
+	 * check saying why (a failed check, or too few degrees of freedom). */
+	int pooled;
+	enum pooled_check check;
+	double noise;		/* pooled sd of log values (about the CV); NAN: none */
+	size_t noise_df, flagged;	/* its degrees of freedom; outlier launches */
+	/* What more launches would buy, when undecided and the noise is known:
+	 * more_launches in all (more_a, the leader, and more_b, the hardest
+	 * contender, among them) would separate them (more_equal 0) or show
+	 * them equal within delta (1), if their means stayed where they are.
+	 * 0: nothing to say. */
+	unsigned more_launches;
+	long more_a, more_b;
+	int more_equal;
+	/* 1: decided by the rank rule, and more_launches is a floor: what the
+	 * leader and every undecided configuration lack of the n at which n
+	 * against n launches can first reach Holm's alpha / (k - 1) at all
+	 * (the exact Mann-Whitney p of fully separated samples, 2 / C(2n, n)). */
+	int more_floor;
 };
 
 /* Decides among k configurations: x[i][0..n[i]-1] the samples and cost[i]

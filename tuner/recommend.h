@@ -44,6 +44,11 @@ struct offload_choice {
 	unsigned nindifferent;
 	const char *pays;	/* "yes", "no", "unclear": (ref + compute) / total > 1 */
 	unsigned outliers;	/* of the choice's launches (never dropped) */
+	double noise;		/* pooled sd of log OE (offload_verdict) */
+	unsigned noise_df, more_launches;
+	int more_floor;
+	int pooled;
+	const char *noise_check;
 	int unstable;		/* more than 20% outliers */
 	double gain, gain_lo, gain_hi;	/* that ratio's median and CI at the choice */
 	struct placement_cmp placement_cmp;	/* DPU against onload (its configs' layout names cleared) */

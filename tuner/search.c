@@ -20,6 +20,7 @@
 #include "spec.h"
 #include "stats.h"
 #include "strvec.h"
+#include "surrogate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +65,8 @@ struct state {
 	unsigned char *asked;	/* ndg x L: decision groups asking for a launch */
 	unsigned launches, failed;
 	int budget_hit;
+	unsigned budget;	/* in effect; 0: none */
+	double (*feat)[SURROGATE_DIM];	/* L: the surrogate's features */
 	double sigma_all;	/* pooled over every group; < 0 unknown */
 	/* decide()'s arguments, sized for the largest decision group. */
 	const double **x;
@@ -79,6 +82,10 @@ void search_opts_from_spec(const struct spec *s, struct search_opts *o)
 	o->tolerance = s->delta_oe;
 	o->max_repetitions = s->max_repetitions;
 	o->onload_first = !s->dpu_first;
+	if (!o->budget && !(o->budget_frac > 0)) {
+		o->budget = s->budget;
+		o->budget_frac = s->budget_frac;
+	}
 }
 
 int search_parse_strategy(const char *s, enum search_strategy *out)
@@ -203,7 +210,7 @@ static int measure(struct state *st, size_t l)
 	size_t g, d, k;
 	int any = 0;
 
-	if (st->o->budget && st->launches >= st->o->budget) {
+	if (st->budget && st->launches >= st->budget) {
 		st->budget_hit = 1;
 		return 1;
 	}
@@ -606,10 +613,245 @@ static int race(struct state *st, unsigned char *want, int refine)
 	return r < 0 ? -1 : 0;
 }
 
+/* The mean log value of (layout l, group g) and its launches; NAN when it
+ * has none or a value is not positive. */
+static double log_mean(const struct state *st, size_t l, size_t g)
+{
+	size_t k = AT(st, l, g);
+	double m = 0;
+
+	if (!st->n[k])
+		return NAN;
+	for (unsigned i = 0; i < st->n[k]; i++) {
+		double v = st->val[k * st->R + i];
+
+		if (!(v > 0))
+			return NAN;
+		m += log(v) / st->n[k];
+	}
+	return m;
+}
+
+/* Whether layout l may be launched once more. */
+static int launchable(const struct state *st, size_t l)
+{
+	return !st->dead[l] && st->reps[l] < st->R && (!st->o->only || st->o->only[l]);
+}
+
+/* The surrogate of group g at the pooled noise sd noise (log units).
+ * 0, or -1 when none could be fitted. */
+static int fit_group(const struct state *st, size_t g, double noise, struct surrogate *sg)
+{
+	double *y = xcalloc(st->L + 1, sizeof(double)), *var = xcalloc(st->L + 1, sizeof(double));
+	int r;
+
+	for (size_t l = 0; l < st->L; l++) {
+		y[l] = log_mean(st, l, g);
+		var[l] = noise * noise / (st->n[AT(st, l, g)] ? st->n[AT(st, l, g)] : 1);
+	}
+	r = surrogate_fit((const double (*)[SURROGATE_DIM])st->feat, y, var, st->L, sg);
+	free(y);
+	free(var);
+	return r;
+}
+
+/* The pooled noise of decision group d's evaluation, or a stand-in (the
+ * first round may have none yet): 5%. */
+static double eval_noise(const struct eval *ev)
+{
+	return isfinite(ev->d.noise) && ev->d.noise > 0 ? ev->d.noise : 0.05;
+}
+
+/* The next layout to explore: where the surrogates expect the largest
+ * improvement over each decision's best mean, summed over decisions in
+ * units of their pooled noise. A decision whose surrogate fits poorly
+ * asks by the measured-only rule (propose_refine) instead, first. -1 when
+ * nothing is worth a launch; -2 on failure. */
+static long choose_next(struct state *st)
+{
+	double *acq = xcalloc(st->L + 1, sizeof(double)), top = 0;
+	unsigned char *want = xcalloc(st->L + 1, 1);
+	long pick = -1;
+
+	update_medians(st);
+	st->sigma_all = pooled_sd(st, NULL, 0);
+	for (size_t d = 0; d < st->ndg; d++) {
+		const struct dgroup *dg = &st->dg[d];
+		struct eval ev;
+		double best = -INFINITY, noise, *ei;
+		int poor = 0;
+
+		if (evaluate(st, d, 0, &ev)) {
+			free(acq);
+			free(want);
+			return -2;
+		}
+		noise = eval_noise(&ev);
+		for (size_t c = 0; c < st->L * dg->m; c++)
+			if (isfinite(log_mean(st, c / dg->m, dg->g[c % dg->m])))
+				best = fmax(best, log_mean(st, c / dg->m, dg->g[c % dg->m]));
+		ei = xcalloc(st->L + 1, sizeof(double));
+		for (size_t j = 0; j < dg->m && !poor; j++) {
+			struct surrogate sg;
+
+			if (fit_group(st, dg->g[j], noise, &sg) || !sg.ok) {
+				poor = 1;
+				if (sg.mu)
+					surrogate_release(&sg);
+				break;
+			}
+			for (size_t l = 0; l < st->L; l++)
+				ei[l] = fmax(ei[l], surrogate_ei(sg.mu[l], sg.sd[l], best) / noise);
+			surrogate_release(&sg);
+		}
+		if (poor)
+			propose_refine(st, d, &ev, want);
+		else
+			for (size_t l = 0; l < st->L; l++)
+				acq[l] += ei[l];
+		free(ei);
+		eval_release(&ev);
+	}
+	for (size_t l = 0; l < st->L && pick < 0; l++)
+		if (want[l] && launchable(st, l))
+			pick = (long)l;
+	for (size_t l = 0; l < st->L && !memchr(want, 1, st->L); l++)
+		if (launchable(st, l) && acq[l] > top) {
+			top = acq[l];
+			pick = (long)l;
+		}
+	if (pick >= 0 && !want[pick] && top < SEARCH_EI_STOP)
+		pick = -1;
+	for (size_t d = 0; pick >= 0 && d < st->ndg; d++)
+		st->asked[d * st->L + (size_t)pick] = 1;
+	free(acq);
+	free(want);
+	return pick;
+}
+
+/* Exploration: one launch at a time where choose_next() says, until it
+ * sees nothing worth a launch or only the reserve is left. */
+static int explore(struct state *st, unsigned reserve)
+{
+	while (!st->budget || st->launches + reserve < st->budget) {
+		long l = choose_next(st);
+
+		if (l == -2)
+			return -1;
+		if (l < 0)
+			return 0;
+		int r = measure(st, (size_t)l);
+
+		if (r)
+			return r < 0 ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Means of log values by configuration for ranking finalists. */
+static double cmean(const struct state *st, const struct dgroup *dg, size_t c)
+{
+	return log_mean(st, c / dg->m, dg->g[c % dg->m]);
+}
+
+/* How hard configuration c is to tell from the leader: the gap of mean
+ * log values in pooled standard errors (the smaller, the harder). */
+static double hardness(const struct state *st, const struct dgroup *dg, const struct eval *ev,
+		       size_t c)
+{
+	size_t L = (size_t)ev->d.leader;
+	double se = eval_noise(ev) * sqrt(1.0 / cn(st, dg, c) + 1.0 / cn(st, dg, L));
+
+	return (cmean(st, dg, L) - cmean(st, dg, c)) / se;
+}
+
+/* Confirmation and racing (F-race-like, on the pooled model): every round,
+ * per undecided decision, the SEARCH_FINALISTS - 1 configurations hardest
+ * to tell from the leader (hardness()) get one launch each, and the
+ * leader one too while it has no more launches than they; every finalist
+ * (leader and those) is first brought to SEARCH_CONFIRM_N launches, so
+ * the choice rests on launches of itself. A round's launches are made one
+ * after the other (interleaved), so a drift of the machine hits them
+ * alike. Ends at the budget, or when every decision is made and its
+ * finalists have their launches, or when nothing can be launched. */
+static int confirm(struct state *st, unsigned char *want)
+{
+	for (;;) {
+		int any = 0, r;
+
+		update_medians(st);
+		st->sigma_all = pooled_sd(st, NULL, 0);
+		for (size_t d = 0; d < st->ndg; d++) {
+			const struct dgroup *dg = &st->dg[d];
+			size_t K = st->L * dg->m, taken = 0;
+			unsigned char *fin = xcalloc(K + 1, 1);
+			unsigned most = 0;
+			struct eval ev;
+			int open;
+
+			if (evaluate(st, d, 0, &ev)) {
+				free(fin);
+				return -1;
+			}
+			open = ev.d.verdict == DECIDE_UNDECIDED;
+			while (ev.d.leader >= 0 && taken + 1 < SEARCH_FINALISTS) {
+				long b = -1;
+
+				for (size_t c = 0; c < K; c++)
+					if (!fin[c] && (long)c != ev.d.leader && cn(st, dg, c) &&
+					    ev.d.status[c] != STATS_WORSE && launchable(st, c / dg->m) &&
+					    (ev.d.status[c] == STATS_UNDECIDED ||
+					     cn(st, dg, c) < SEARCH_CONFIRM_N) &&
+					    (b < 0 || hardness(st, dg, &ev, c) < hardness(st, dg, &ev, (size_t)b)))
+						b = (long)c;
+				if (b < 0)
+					break;
+				fin[b] = 1;
+				taken++;
+				if (cn(st, dg, (size_t)b) > most)
+					most = cn(st, dg, (size_t)b);
+			}
+			for (size_t c = 0; c < K; c++)
+				if (fin[c] && (open || cn(st, dg, c) < SEARCH_CONFIRM_N))
+					any |= ask(st, want, d, c / dg->m);
+			if (ev.d.leader >= 0 && (cn(st, dg, (size_t)ev.d.leader) < SEARCH_CONFIRM_N ||
+						 (open && cn(st, dg, (size_t)ev.d.leader) < 2 * most)))
+				any |= ask(st, want, d, (size_t)ev.d.leader / dg->m);
+			free(fin);
+			eval_release(&ev);
+		}
+		if (!any)
+			return 0;
+		if ((r = measure_set(st, want)))
+			return r < 0 ? -1 : 0;
+	}
+}
+
+/* The effective budget: the caller's launches, else its fraction of the
+ * grid, else (adaptive) SEARCH_BUDGET_FRAC of the grid but never fewer
+ * than the coarse pass and the confirmation of every decision's leader
+ * need (on a grid of fewer than SEARCH_CONFIRM_N repetitions that may be
+ * more than the grid: no choice rests on fewer launches); grid: none. */
+static unsigned effective_budget(const struct state *st, unsigned ncoarse)
+{
+	unsigned grid = (unsigned)(st->L * st->p->repetitions), b, least;
+
+	if (st->o->budget)
+		return st->o->budget;
+	if (st->o->budget_frac > 0)
+		return (unsigned)fmax(1, floor(st->o->budget_frac * grid + 1e-9));
+	if (st->o->strategy != SEARCH_ADAPTIVE)
+		return 0;
+	b = (unsigned)floor(SEARCH_BUDGET_FRAC * grid + 1e-9);
+	least = ncoarse + (unsigned)(st->ndg * (SEARCH_CONFIRM_N - 1));
+	return b > least ? b : least;
+}
+
 static int run_adaptive(struct state *st)
 {
 	unsigned char *want = xcalloc(st->L ? st->L : 1, 1);
 	size_t ln, i, d;
+	unsigned ncoarse = 0;
 	int r;
 
 	/* Coarse: powers of two of workers, and both ends of every line. */
@@ -620,15 +862,22 @@ static int run_adaptive(struct state *st)
 			if (is_pow2u(st->p->layouts[l].workers) || i == st->line_start[ln] ||
 			    i + 1 == st->line_start[ln + 1]) {
 				want[l] = 1;
+				ncoarse += launchable(st, l);
 				for (d = 0; d < st->ndg; d++)
 					st->asked[d * st->L + l] = 1;
 			}
 		}
+	st->budget = effective_budget(st, ncoarse);
 	r = measure_set(st, want);
 	if (!r)
 		r = repeat_leaders(st, want);
+	/* A third of the budget, and at least enough to bring every
+	 * decision's leader to SEARCH_CONFIRM_N, is kept for the
+	 * confirmation and racing. */
 	if (!r)
-		r = race(st, want, 1);
+		r = explore(st, (unsigned)fmax(st->budget / 3.0, (double)(st->ndg * SEARCH_CONFIRM_N)));
+	if (r >= 0)
+		r = confirm(st, want);
 	free(want);
 	return r < 0 ? -1 : 0;
 }
@@ -642,6 +891,7 @@ static int run_grid(struct state *st)
 	unsigned k;
 	int r = 0;
 
+	st->budget = effective_budget(st, 0);
 	for (k = 0; k < st->p->repetitions && !r; k++) {
 		for (l = 0; l < st->L; l++) {
 			want[l] = 1;
@@ -721,6 +971,33 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 	sd->ci_hi = dc->ci_hi;
 	sd->ci_exact = dc->ci_exact;
 	sd->launches = dg->launches;
+	sd->pooled = dc->pooled;
+	sd->check = dc->check;
+	sd->noise = dc->noise;
+	sd->noise_df = (unsigned)dc->noise_df;
+	sd->more_launches = dc->more_launches;
+	sd->more_a = config_of(st, dg, dc->more_a);
+	sd->more_b = config_of(st, dg, dc->more_b);
+	sd->more_equal = dc->more_equal;
+	sd->more_floor = dc->more_floor;
+	sd->surrogate_ok = 1;
+	sd->surrogate_rms = 0;
+	sd->surrogate_points = UINT32_MAX;
+	for (size_t j = 0; j < dg->m; j++) {
+		struct surrogate sg;
+
+		if (fit_group(st, dg->g[j], eval_noise(ev), &sg)) {
+			sd->surrogate_ok = 0;
+			sd->surrogate_points = 0;
+			sd->surrogate_rms = NAN;
+			break;
+		}
+		sd->surrogate_ok &= sg.ok;
+		sd->surrogate_rms = fmax(sd->surrogate_rms, sg.loo_rms);
+		if (sg.used < sd->surrogate_points)
+			sd->surrogate_points = (unsigned)sg.used;
+		surrogate_release(&sg);
+	}
 	sd->indifferent = xcalloc(dc->nmembers + 1, sizeof(*sd->indifferent));
 	for (c = 0; c < K; c++) {
 		if (!cn(st, dg, c))
@@ -808,6 +1085,7 @@ static void state_release(struct state *st)
 	free(st->x);
 	free(st->xn);
 	free(st->cost);
+	free(st->feat);
 }
 
 int search_run(const struct search_problem *p, const struct search_opts *o,
@@ -843,6 +1121,15 @@ int search_run(const struct search_problem *p, const struct search_opts *o,
 		st.dead[l] = !o->only[l];
 	build_lines(&st);
 	build_dgroups(&st);
+	st.feat = xcalloc(st.L ? st.L : 1, sizeof(*st.feat));
+	for (size_t l = 0; l < st.L; l++) {
+		const struct search_layout *ly = &p->layouts[l];
+
+		st.feat[l][0] = log2(ly->workers ? ly->workers : 1);
+		st.feat[l][1] = log2(ly->wpn ? ly->wpn : 1);
+		st.feat[l][2] = !strcmp(ly->placement, "onload");
+		st.feat[l][3] = log2(ly->nodes ? ly->nodes : 1);
+	}
 
 	ret = o->strategy == SEARCH_ADAPTIVE ? run_adaptive(&st) : run_grid(&st);
 	if (!ret)
@@ -850,6 +1137,7 @@ int search_run(const struct search_problem *p, const struct search_opts *o,
 	if (!ret) {
 		res->launches = st.launches;
 		res->grid_launches = (unsigned)(st.L * p->repetitions);
+		res->budget = st.budget;
 		res->budget_exhausted = st.budget_hit;
 		res->failed_launches = st.failed;
 		res->max_repetitions = (unsigned)st.R;

@@ -11,9 +11,10 @@
  * for reductions dtype and op), whose configurations are its (layout,
  * algorithm, assignment, chunk, window, radix) points, exactly
  * as `recommend` decides them: decide() (decide.h) with higher OE better
- * and delta = the tolerance: leader = best median, indifference set = not
- * significantly worse than the leader (two-sided Mann-Whitney, Holm) by at
- * least delta, choice = its cheapest member, verdict best / tie / undecided.
+ * and delta = the tolerance: the pooled noise model (Gupta's subset,
+ * Dunnett's bounds) where its checks hold, the rank rule (Mann-Whitney,
+ * Holm) where not; choice = the cheapest of the leader and those shown
+ * equal to it; verdict best / tie / undecided.
  *
  * Racing: a configuration in contention (the leader, and those undecided
  * against it) gets launches until its group has a verdict or it reached
@@ -37,14 +38,24 @@
  * Points whose compute missed its reference (calibrated false) carry no
  * value, as recommend leaves them out too.
  *
- * Strategies: `grid` measures every layout `repetitions` times, then races.
- * `adaptive` measures the powers of two of each line of layouts (same
- * nodes, PPN, placement and WPN; varying workers) and both ends, repeats
- * each decision group's leader and runner-up once (the pooled spread needs
- * data), then refines where a concave bound through the measured
- * neighbours, widened by SEARCH_REFINE_Z standard errors (s / sqrt(n)), says
- * a layout could beat the leader by more than delta, and races as above;
- * it stops when nothing is left to learn (or at the budget).
+ * Strategies: `grid` measures every layout `repetitions` times, then races
+ * (no budget unless given). `adaptive` (default budget SEARCH_BUDGET_FRAC
+ * of the grid's launches) measures the powers of two of each line of
+ * layouts (same nodes, PPN, placement and WPN; varying workers) and both
+ * ends, repeats each decision group's leader and runner-up once (the pooled
+ * noise needs data), then explores one launch at a time where a Gaussian-
+ * process surrogate (surrogate.h) of every group expects the largest
+ * improvement over its decision's best, summed over decisions in pooled
+ * noise units; a decision whose surrogate fits poorly (leave-one-out
+ * residuals) asks instead where a concave bound through the measured
+ * neighbours, widened by SEARCH_REFINE_Z standard errors, says a layout
+ * could beat the leader by more than delta (the measured-only rule). A
+ * third of the budget (at least SEARCH_CONFIRM_N launches per decision) is
+ * kept for the confirmation round: each decision's leader is brought to
+ * SEARCH_CONFIRM_N launches and the contenders hardest to tell from it are
+ * raced, interleaved, until the verdict, the budget or max_repetitions.
+ * The surrogate chooses launches only: every decision rests on the
+ * configurations' own launches.
  *
  * Invalid points and failed launches never win: they carry no value. A
  * layout whose launch yielded no value at all is not launched again (a
@@ -110,9 +121,23 @@ struct search_opts {
 	 * NULL: all. The others are never measured nor decided about;
 	 * grid_launches still counts every layout. */
 	const unsigned char *only;
+	/* The budget as a fraction of the grid's launches (spec `budget =
+	 * "15%"`, --budget 15%), used when budget is 0; 0 here too: adaptive
+	 * takes SEARCH_BUDGET_FRAC (never fewer than its coarse pass and a
+	 * confirmation need, at most the grid), grid takes no limit. */
+	double budget_frac;
 };
 
-#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL }
+/* The adaptive search's default budget, of the grid's launches; launches
+ * of each finalist in the confirmation round; finalists per decision; the
+ * expected improvement (summed over decisions, in pooled noise units)
+ * below which exploring stops. */
+#define SEARCH_BUDGET_FRAC 0.15
+#define SEARCH_CONFIRM_N 3
+#define SEARCH_FINALISTS 3
+#define SEARCH_EI_STOP 0.05
+
+#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0 }
 
 struct search_best {
 	long layout;		/* index into the problem's layouts; -1: no valid point */
@@ -154,11 +179,30 @@ struct search_decision {
 	unsigned screened;	/* out of contention by the screen */
 	unsigned worse;		/* significantly worse than the leader */
 	unsigned contenders;	/* the leader and those undecided against it */
+	/* The noise model decide() used (decide.h): pooled 1 on it, else the
+	 * rank rule, check saying why; noise the pooled sd of log OE. */
+	int pooled;
+	enum pooled_check check;
+	double noise;
+	unsigned noise_df;
+	/* Undecided: more_launches of more_a (the leader) and more_b would
+	 * separate them (more_equal 0) or show them equal (1); 0: unknown. */
+	unsigned more_launches;
+	struct search_config more_a, more_b;
+	int more_equal, more_floor;	/* more_floor: the rank rule's floor */
+	/* The surrogate over the decision's groups at the end (surrogate.h):
+	 * points fitted (the fewest of its groups), the worst RMS of the
+	 * standardized leave-one-out residuals, and whether every fit was
+	 * good (else the search fell back to its measured-only rule). */
+	unsigned surrogate_points;
+	double surrogate_rms;
+	int surrogate_ok;
 };
 
 struct search_result {
 	unsigned launches;	/* launches used */
 	unsigned grid_launches;	/* layouts x repetitions */
+	unsigned budget;	/* the budget in effect; 0: none */
 	int budget_exhausted;
 	struct search_best *best;	/* one per group, owned; search_result_release() */
 	unsigned *reps;		/* launches made per layout, owned */

@@ -38,7 +38,7 @@ static const char *const sweep_keys[] = { "collectives", "algorithms", "assignme
 	"wpn", "workers", "nodes", "placement", "iterations", "warmup", "repetitions",
 	"time_limit", "retries", "transport", "max_repetitions", "alpha", "delta_oe",
 	"delta_time", "cost_order", "calibration_tolerance", "dtypes", "ops", "chunks", "windows",
-	"radix", NULL };
+	"radix", "budget", NULL };
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
@@ -741,6 +741,26 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 }
 
 
+/* sweep.budget: launches (an integer) or a share of the grid ("15%"). */
+static void load_budget(struct loader *ld, const config_setting_t *sw, struct spec *s)
+{
+	config_setting_t *m = config_setting_get_member(sw, "budget");
+	char err[160];
+	int line = 0;
+
+	s->budget = 0;
+	s->budget_frac = 0;
+	if (!m)
+		return;
+	if (config_setting_type(m) == CONFIG_TYPE_STRING) {
+		if (parse_budget(config_setting_get_string(m), &s->budget, &s->budget_frac, err,
+				 sizeof(err)))
+			SPEC_BAD(ld, line_of(m), "'sweep.budget': %s", err);
+		return;
+	}
+	get_uint(ld, sw, "sweep.", "budget", 0, 1, 100000000, &s->budget, &line);
+}
+
 /* How decisions are made (docs/decisions.md, "Statistics"): launches per
  * configuration (repetitions is the least, max_repetitions the most), the
  * significance level, the practical thresholds, which placement costs less,
@@ -770,6 +790,7 @@ static void load_statistics(struct loader *ld, const config_setting_t *sw, struc
 			s->dpu_first = !strcmp(order.v[0], "dpu");
 	}
 	strvec_clear(&order);
+	load_budget(ld, sw, s);
 	s->max_repetitions_set = s->max_repetitions != 0;
 	if (!s->max_repetitions)
 		s->max_repetitions = s->repetitions > 10 ? s->repetitions : 10;

@@ -121,6 +121,8 @@ struct spec {
 					 * max(repetitions, 10)); repetitions is the least */
 	int max_repetitions_set;	/* the spec names max_repetitions: `run` races
 					 * up to it (search always does) */
+	unsigned budget;	/* `budget`: search launches; 0: budget_frac */
+	double budget_frac;	/* of the grid's launches; 0: the search's default */
 	double alpha;		/* significance level (0.05) */
 	double delta_oe;	/* practical threshold, OE points (0.5) */
 	double delta_time;	/* practical threshold, fraction of time (0.01) */

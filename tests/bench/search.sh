@@ -2,13 +2,14 @@
 # tests/bench/search.sh: what the adaptive search saves, on the shipped
 # landscape (tests/data/landscape.csv, 112 layouts x 3 repetitions), per
 # collective, each figure beside its target:
-#  - cost: launches adaptive used / launches grid (then racing) used
-#    (target <= 0.25);
+#  - cost: launches adaptive used (its default budget, 15% of the grid) /
+#    the grid's (every layout `repetitions` times, decided by the same rule,
+#    no racing: --budget 100%) (target <= 0.15);
 #  - regret per decision (collective, size), from the JSON's decisions[]:
 #    the best 3-launch mean of any configuration (layout, algorithm,
 #    assignment) of that decision minus the 3-launch mean of the chosen
 #    one, the worst over the collective's sizes, for adaptive and for grid
-#    (target <= 1 point);
+#    (target: adaptive's <= the grid's);
 #  - the verdicts each reached (best / tie / undecided).
 # The table holds 3 launches per layout: a contender asked for a 4th gets a
 # failed launch (counted in launches, not asked again).
@@ -49,7 +50,8 @@ printf '%-10s %8s %6s %6s %13s %11s %13s %s\n' collective adaptive grid ratio \
 for coll in bcast gather allgather; do
 	sed -e "s/^\([[:space:]]*collectives = \).*/\1[ \"$coll\" ];/" -e '/^[[:space:]]*algorithms = /d' \
 		"$ROOT/tests/data/landscape.cfg" >"$TMP/$coll.cfg"
-	"$SS" search "$TMP/$coll.cfg" --replay "$CSV" --strategy grid --json >"$TMP/grid.json" 2>/dev/null
+	"$SS" search "$TMP/$coll.cfg" --replay "$CSV" --strategy grid --budget 100% --json \
+		>"$TMP/grid.json" 2>/dev/null
 	"$SS" search "$TMP/$coll.cfg" --replay "$CSV" --json >"$TMP/ad.json" 2>/dev/null
 	g=$(grep -o '"launches":[0-9]*' "$TMP/grid.json" | head -1 | cut -d: -f2)
 	a=$(grep -o '"launches":[0-9]*' "$TMP/ad.json" | head -1 | cut -d: -f2)
@@ -58,9 +60,9 @@ for coll in bcast gather allgather; do
 	ra=$(regret "$TMP/a.dec")
 	rg=$(regret "$TMP/g.dec")
 	ratio=$(awk -v a="$a" -v g="$g" 'BEGIN { printf "%.3f", a / g }')
-	verdict=$(awk -v r="$ratio" -v x="$ra" 'BEGIN { print (r <= 0.25 && x <= 1.0) ? "ok" : "MISSED" }')
+	verdict=$(awk -v r="$ratio" -v x="$ra" -v y="$rg" 'BEGIN { print (r <= 0.1501 && x <= y) ? "ok" : "MISSED" }')
 	printf '%-10s %8s %6s %6s %13s %11s %13s %s\n' "$coll" "$a" "$g" "$ratio" "$ra/$rg" \
 		"$(verdicts "$TMP/a.dec")" "$(verdicts "$TMP/g.dec")" "$verdict"
 done
-echo "targets: ratio <= 0.25, regret (adaptive) <= 1 point per decision"
+echo "targets: ratio <= 0.15, worst regret (adaptive) <= the grid's"
 exit 0

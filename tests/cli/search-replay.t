@@ -7,7 +7,7 @@
 
 SPEC=$ROOT/tests/data/landscape.cfg
 CSV=$ROOT/tests/data/landscape.csv
-plan 21
+plan 31
 
 # json_num KEY FILE: the first number after "KEY": in a one-line JSON file.
 json_num() { grep -o "\"$1\":[0-9.]*" "$2" | head -1 | cut -d: -f2; }
@@ -30,7 +30,12 @@ cp "$TMP/out" "$TMP/ad.json"
 n=$(json_num launches "$TMP/ad.json")
 # Under a third when one launch was trusted with an invented spread; now
 # contenders are repeated (and ask for the 4th launch the table lacks).
-ok "adaptive uses under half of grid's launches ($n)" [ "$n" -lt 168 ]
+ok "adaptive uses at most 15% of grid's launches by default ($n)" [ "$n" -le 50 ]
+like "$TMP/ad.json" '"budget":50,' "the default budget: 15% of 336, rounded down"
+like "$TMP/ad.json" '"noise":\{"model":"(pooled|rank)","check":"[a-z ]+","sd_log":[0-9.]+,"df":[0-9]+\}' \
+	"each decision says its noise model, check, pooled sd and df"
+like "$TMP/ad.json" '"surrogate":\{"points":[0-9]+,"loo_rms":[0-9.]+,"fit_good":(true|false)\}' \
+	"and the surrogate's fit"
 like "$TMP/ad.json" '"strategy":"adaptive"' "strategy reported"
 like "$TMP/ad.json" '"best":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"workers":[0-9]+,"wpn":[0-9]+,"placement":"dpu","layout":"[^"]+","oe_measured":[0-9.]+,"spread":[0-9.]+' \
 	"best entries carry every field"
@@ -40,9 +45,17 @@ like "$TMP/ad.json" '"bcast","algorithm":"direct","assignment":"block","bytes":2
 
 exits_with 0 "people's table" sweetspot search "$SPEC" --replay "$CSV"
 like "$TMP/out" '^adaptive search: [0-9]+ launches of 336 for the full grid' "launches reported for people"
+like "$TMP/out" '^    noise: pooled over the configurations, [0-9.]+% per launch' "people read the pooled noise"
 
 exits_with 0 "a budget" sweetspot search "$SPEC" --replay "$CSV" --budget 10 --json
 like "$TMP/out" '"launches":10,.*"budget_exhausted":true' "the budget caps the launches"
+exits_with 0 "a budget in percent" sweetspot search "$SPEC" --replay "$CSV" --budget 10% --json
+like "$TMP/out" '"launches":33,"grid_launches":336,"budget":33,' "10% of 336 is 33 launches"
+exits_with 2 "a budget above 100%" sweetspot search "$SPEC" --replay "$CSV" --budget 150%
+like "$TMP/err" "--budget: '150%' is not a percentage" "says why"
+sed 's/^\([[:space:]]*repetitions = .*\)$/\1\n\tbudget = "abc";/' "$SPEC" >"$TMP/budget.cfg"
+exits_with 2 "a bad budget in the spec" sweetspot search "$TMP/budget.cfg" --replay "$CSV"
+like "$TMP/err" "budget.cfg:[0-9]+: 'sweep.budget': 'abc' is neither" "file:line says why"
 
 # Bad input.
 exits_with 2 "unknown strategy" sweetspot search "$SPEC" --replay "$CSV" --strategy random

@@ -62,10 +62,13 @@ for s in adaptive grid; do
 done
 like "$TMP/one-adaptive.json" '"p_value":1\.0' "one launch against one: p = 1"
 
+# The adaptive search's default budget is 15% of the grid (here 2
+# launches, raised to what three launches of the leader need): racing to
+# max_repetitions takes a budget that allows it, 16 launches.
 # Three launches each: 82, 45, 48 against a steady 50 is still undecided.
 for s in adaptive grid; do
 	exits_with 0 "$s, at most three launches each" sweetspot search "$TMP/s.cfg" \
-		--replay "$TMP/t.csv" --strategy $s --max-repetitions 3 --json
+		--replay "$TMP/t.csv" --strategy $s --max-repetitions 3 --budget 16 --json
 	is "$(verdict "$TMP/out")" "undecided n1-ppn4-w1-wpn1-onload n1-ppn4-w1-wpn1-onload" \
 		"$s: three launches each are undecided (3 vs 3 cannot reach p < 0.05)"
 	like "$TMP/out" '"indifferent":\[\{"layout":"n1-ppn4-w1-wpn1-onload".*\{"layout":"n1-ppn4-w2-wpn2-onload"' \
@@ -75,7 +78,7 @@ done
 # Eight launches each: the evidence decides, for the steady layout.
 for s in adaptive grid; do
 	exits_with 0 "$s, up to eight launches each" sweetspot search "$TMP/s.cfg" \
-		--replay "$TMP/t.csv" --strategy $s --json
+		--replay "$TMP/t.csv" --strategy $s --budget 16 --json
 	is "$(verdict "$TMP/out")" "best n1-ppn4-w1-wpn1-onload n1-ppn4-w1-wpn1-onload" \
 		"$s: best is the steady layout, by evidence"
 	cp "$TMP/out" "$TMP/eight-$s.json"
@@ -83,10 +86,11 @@ done
 p=$(sed -n 's/.*"p_value":\([0-9.e-]*\).*/\1/p' "$TMP/eight-adaptive.json")
 ok "its p value is below alpha ($p)" awk -v p="$p" 'BEGIN { exit !(p < 0.05) }'
 
-exits_with 0 "in words" sweetspot search "$TMP/s.cfg" --replay "$TMP/t.csv" --max-repetitions 3
+exits_with 0 "in words" sweetspot search "$TMP/s.cfg" --replay "$TMP/t.csv" --max-repetitions 3 \
+	--budget 16
 like "$TMP/out" '^bcast 4K: 1 worker \(1 WPN, onload\); undecided after 3 launches of the leader' \
 	"people read that it is undecided"
-exits_with 0 "in words, decided" sweetspot search "$TMP/s.cfg" --replay "$TMP/t.csv"
+exits_with 0 "in words, decided" sweetspot search "$TMP/s.cfg" --replay "$TMP/t.csv" --budget 16
 like "$TMP/out" '^bcast 4K: 1 worker \(1 WPN, onload\); best: significantly better than every other \(p=' \
 	"people read that it is best, with p"
 exits_with 2 "an alpha out of range" sweetspot search "$TMP/s.cfg" --replay "$TMP/t.csv" \

@@ -1,0 +1,150 @@
+/* tests/unit/pooled-t.c: the pooled noise model against known answers:
+ * Dunnett's critical values as published (Dunnett 1955/1964 tables, one-
+ * and two-sided, alpha 0.05) and Student's t quantiles they reduce to for
+ * one comparison; the pooled sigma and its df on hand-made samples; an
+ * outlier launch flagged and kept out; each check failing on data made to
+ * fail it; Gupta's subset on separated and on equal groups, and its
+ * coverage over 2000 seeded replays of 6 equal configurations. */
+#include "tap.h"
+#include "pooled.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static uint64_t state = 12345;
+
+static double unif(void)
+{
+	uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return ((double)((z ^ (z >> 31)) >> 11) + 0.5) * 0x1p-53;
+}
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+}
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol;
+}
+
+int main(void)
+{
+	size_t n4[5] = { 4, 4, 4, 4, 4 };
+	struct pooled p;
+
+	plan(18);
+	/* Tables: m treatments, df, alpha 0.05. */
+	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 0), 1.916, 0.002), "one-sided, 2 vs control, df inf: 1.916");
+	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 1), 2.212, 0.002), "two-sided, 2, df inf: 2.212");
+	ok(near(pooled_dunnett(n4, 5, 4, 20, 0.05, 0), 2.39, 0.01), "one-sided, 5, df 20: 2.39");
+	ok(near(pooled_dunnett(n4, 5, 4, 20, 0.05, 1), 2.73, 0.01), "two-sided, 5, df 20: 2.73");
+	ok(near(pooled_dunnett(n4, 1, 4, 5, 0.05, 0), 2.015, 0.002), "one comparison is t: 2.015 (df 5)");
+	ok(near(pooled_dunnett(n4, 1, 4, 2, 0.05, 1), 4.303, 0.005), "two-sided t, df 2: 4.303");
+	ok(near(pooled_t_p(2.228, 10), 0.05, 0.0005), "t 2.228 on 10 df: p 0.05");
+
+	/* Two configurations, logs known: sd of log values pooled. */
+	{
+		double a[] = { 100, 110, 90 }, b[] = { 50, 55, 45 };
+		const double *x[] = { a, b };
+		size_t n[] = { 3, 3 };
+		double va = 0, ma = (log(100) + log(110) + log(90)) / 3;
+
+		ok(!pooled_fit(x, n, 2, &p), "fit");
+		va = (pow(log(100) - ma, 2) + pow(log(110) - ma, 2) + pow(log(90) - ma, 2)) / 2;
+		ok(p.df == 4 && near(p.sigma, sqrt(va), 1e-12),
+		   "sigma pooled over both (same shape on the log scale), df 4");
+		pooled_release(&p);
+	}
+	/* An outlier launch: flagged at modified z > 3.5, left out. */
+	{
+		double a[] = { 80, 80.4, 79.6, 80.2, 40 }, b[] = { 70, 70.3, 69.8, 70.1, 69.9 };
+		const double *x[] = { a, b };
+		size_t n[] = { 5, 5 };
+
+		ok(!pooled_fit(x, n, 2, &p) && p.flagged == 1 && p.n[0] == 4,
+		   "one launch at half the others is flagged and left out");
+		pooled_release(&p);
+	}
+	/* Checks: noise differing by 20x, and a drift in every configuration. */
+	{
+		static double v[6][8];
+		const double *x[6];
+		size_t n[6];
+
+		for (size_t i = 0; i < 6; i++) {
+			for (size_t j = 0; j < 8; j++)
+				v[i][j] = 80 * exp((i < 3 ? 0.002 : 0.04) * gauss());
+			x[i] = v[i];
+			n[i] = 8;
+		}
+		ok(!pooled_fit(x, n, 6, &p), "fit, noise 0.2%% against 4%%");
+		ok(p.check == POOLED_HETERO || p.check == POOLED_TAILS,
+		   "the check fails (%s, Brown-Forsythe p %.2g)", pooled_check_name(p.check), p.p_hetero);
+		pooled_release(&p);
+		for (size_t i = 0; i < 6; i++)
+			for (size_t j = 0; j < 8; j++)
+				v[i][j] = 80 * (1 + 0.01 * (double)j) * exp(0.002 * gauss());
+		pooled_fit(x, n, 6, &p);
+		ok(p.check == POOLED_DRIFT,
+		   "every configuration rising launch after launch: drift (p %.2g)", p.p_drift);
+		pooled_release(&p);
+		for (size_t i = 0; i < 6; i++)
+			for (size_t j = 0; j < 8; j++)
+				v[i][j] = 80 * exp(0.01 * gauss()) * (j % 4 == 3 ? 1.5 : 1);
+		pooled_fit(x, n, 6, &p);
+		ok(p.check == POOLED_TAILS,
+		   "a quarter of the launches 50%% off: heavy tails (%zu flagged)", p.flagged);
+		pooled_release(&p);
+	}
+	/* Gupta's subset: separated groups leave the best alone; equal ones
+	 * keep the best (every one is) in 95% of replays or more. */
+	{
+		static double v[6][3];
+		const double *x[6];
+		size_t n[6];
+		int in[6];
+		unsigned covered = 0, alone = 0;
+
+		for (size_t i = 0; i < 6; i++) {
+			for (size_t j = 0; j < 3; j++)
+				v[i][j] = (i == 2 ? 90 : 70) * exp(0.01 * gauss());
+			x[i] = v[i];
+			n[i] = 3;
+		}
+		ok(!pooled_fit(x, n, 6, &p) && !pooled_subset(&p, 1, 0.05, in, NULL) && in[2] &&
+		   in[0] + in[1] + in[3] + in[4] + in[5] == 0, "90 against 70 at 1%%: the subset is the best alone");
+		pooled_release(&p);
+		for (unsigned r = 0; r < 2000; r++) {
+			for (size_t i = 0; i < 6; i++)
+				for (size_t j = 0; j < 3; j++)
+					v[i][j] = 80 * exp(0.025 * gauss());
+			if (pooled_fit(x, n, 6, &p) || pooled_subset(&p, 1, 0.05, in, NULL))
+				break;
+			covered += in[0];
+			alone += in[0] + in[1] + in[2] + in[3] + in[4] + in[5] == 1;
+			pooled_release(&p);
+		}
+		diag("equal configurations: the first in the subset in %u of 2000, a subset of one in %u",
+		     covered, alone);
+		ok(covered >= 1880, "equal configurations: any one is kept in 95%% (>= 94%% allowing 2000 replays' spread: %u/2000)", covered);
+		ok(alone <= 100, "and a subset of one (a false 'best') in <= 5%% (%u/2000)", alone);
+	}
+	/* Lower is better (times): the subset of the lowest. */
+	{
+		double a[] = { 10, 10.1, 9.9 }, b[] = { 20, 20.2, 19.8 };
+		const double *x[] = { a, b };
+		size_t n[] = { 3, 3 };
+		int in[2];
+
+		ok(!pooled_fit(x, n, 2, &p) && !pooled_subset(&p, 0, 0.05, in, NULL) && in[0] && !in[1],
+		   "times: the lower one alone");
+		pooled_release(&p);
+	}
+	return done_testing();
+}
