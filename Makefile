@@ -3,6 +3,7 @@
 #
 #   make            build bin/sweetspot and bin/sweetspot-kernel
 #   make check      run every test under prove (TAP)
+#   make check-fresh  the part of check that CI runs in a fresh root (.ci/fresh-root.sh)
 #   make mpich      bin/mpich/sweetspot-kernel, the kernel built with MPICH
 #   make smpi       bin/smpi/sweetspot-kernel, the kernel built with SimGrid SMPI
 #   make bench      run the benchmarks, printing measured ratios
@@ -114,4 +115,4 @@ demo: programs
 clean:
 	rm -rf $(BUILD) $(BIN)
 
-.PHONY: all programs install uninstall clean check check-asan bench demo
+.PHONY: all programs install uninstall clean check check-asan check-fresh bench demo

@@ -3,12 +3,27 @@
 # sweetspot need (as root; apt-get update first). Used by the README's two
 # commands and by .ci/run. Does nothing when everything is already there.
 set -eu
-PKGS="build-essential pkg-config openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin
-slurm-wlm slurmctld slurmd slurm-client munge libibverbs-dev rdma-core
-ibverbs-utils ibverbs-providers perftest libconfig-dev libsqlite3-dev
-libjansson-dev sqlite3 gnuplot-nox qemu-system-x86 busybox-static kmod cpio
-iproute2 procps time clang mandoc mpich libmpich-dev libsimgrid-dev
+# What each group is for; a fresh minimal Debian 12 root (.ci/fresh-root.sh)
+# proves the list is whole.
+PKGS="build-essential pkg-config libconfig-dev libsqlite3-dev libjansson-dev
+openmpi-bin libopenmpi-dev libpmix-dev libpmix-bin
+mpich libmpich-dev libsimgrid-dev
+slurm-wlm slurmctld slurmd slurm-client munge
+libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest
+qemu-system-x86 busybox-static kmod cpio
+clang libclang-rt-14-dev llvm
+sqlite3 gnuplot-nox iproute2 procps time mandoc
 chromium"
+# build: the tuner (libconfig, SQLite, Jansson) and the kernel;
+# Open MPI with PMIx, MPICH (hydra), SimGrid (SMPI): the kernel's runtimes;
+# Slurm and munge: the mini-cluster of tests/testbed/slurm-cluster.sh;
+# verbs, and qemu with what its guest's initramfs is made of: the Soft-RoCE
+# guest (tests/testbed/rxe/);
+# clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), and
+# llvm-symbolizer (llvm), without which LeakSanitizer sees no function names
+# and tests/fuzz/lsan.supp matches nothing: the ASan build and the fuzzers;
+# the command-line tools the tests and `make demo` call; chromium, which
+# report.t renders the report page with.
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

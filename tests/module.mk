@@ -39,6 +39,16 @@ check-asan: $(ASAN_TESTS)
 check: programs $(UNIT_TESTS) $(ASAN_TESTS)
 	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(ASAN_TESTS) $(CLI_TESTS)
 
+# What CI runs in a fresh Debian 12 root (.ci/fresh-root.sh), where the full
+# check would take too long beside the one on the machine: every kind of
+# product built and run once. The programs, the MPICH and SMPI kernels, the
+# fuzz targets (tests/fuzz/module.mk adds them); the unit tests in both
+# builds, the fuzz regressions, and the kernel under each runtime: Open MPI's
+# mpirun, MPICH's hydra, SimGrid's smpirun.
+FRESH_TESTS := tests/cli/fuzz-regress.t tests/cli/run-local.t tests/cli/hydra-run.t tests/cli/smpi.t
+check-fresh: programs mpich smpi $(UNIT_TESTS) $(ASAN_TESTS)
+	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(ASAN_TESTS) $(FRESH_TESTS)
+
 BENCHES := $(sort $(wildcard tests/bench/*.sh))
 bench: programs
 	@set -e; for b in $(BENCHES); do echo "== $$b"; SWEETSPOT_ROOT=$(CURDIR) sh $$b; done

@@ -71,7 +71,8 @@ fuzz: $(FUZZ_BINS)
 fuzz-regress: $(FUZZ_BINS)
 	SWEETSPOT_ROOT=$(CURDIR) sh tests/cli/fuzz-regress.t
 
-# `make check` runs tests/cli/fuzz-regress.t, which needs the targets.
-check: $(FUZZ_BINS)
+# `make check` (and check-fresh) run tests/cli/fuzz-regress.t, which needs the
+# targets.
+check check-fresh: $(FUZZ_BINS)
 
 .PHONY: fuzz fuzz-build fuzz-regress

@@ -1,0 +1,203 @@
+#!/bin/bash
+# .ci/fresh-root.sh: proves the README's front door where nothing was
+# installed by hand. A minimal Debian 12 root (debootstrap's minbase variant,
+# from the Debian mirror this machine's apt uses) gets a clean clone of the
+# checkout's HEAD and runs in it, as the README says, `sh tests/deps.sh &&
+# make -j2`, then `make check-fresh` (every kind of product built and run
+# once) and `make demo`. A package that tests/deps.sh forgets fails here, not
+# on a user's machine.
+#
+#   .ci/fresh-root.sh [MAKE-TARGET...]     default: check-fresh demo
+#
+# The debootstrapped root is kept as a tarball in $SWEETSPOT_CI_CACHE
+# (/var/cache/sweetspot-ci) and extracted afresh for every run, so no run
+# sees what another installed; packages that apt downloads are kept there
+# too (the root's /var/cache/apt/archives), but the root installs every one
+# itself. On exit, whatever failed, every process running in the root is
+# killed, every mount undone and the root removed. Prints the time and disk
+# each step took. Must run as root.
+set -euo pipefail
+
+CACHE=${SWEETSPOT_CI_CACHE:-/var/cache/sweetspot-ci}
+SUITE=bookworm
+# A base older than this is made again (security updates, new keyring).
+MAX_AGE_DAYS=14
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -gt 0 ] || set -- check-fresh demo
+
+say() { echo "fresh-root: $*" >&2; }
+die() {
+	say "$*"
+	exit 1
+}
+[ "$(id -u)" -eq 0 ] || die "must run as root (debootstrap, chroot and mounts need it)"
+
+# The Debian archive this machine's apt uses: the first source of $SUITE's
+# main suite, in either format (one-line .list or deb822 .sources).
+mirror_of() {
+	local suite=$1 f
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk -v s="$suite" '$1 == "deb" {
+			i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++; if ($i ~ /^\[/ || $i ~ /\]$/) i++
+			if ($(i + 1) == s) { print $i; exit }
+		}' "$f"
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		# Stanzas are separated by blank lines; comments are dropped.
+		awk -v s="$suite" '
+			/^#/ { next }
+			/^[ \t]*$/ { if (ok && types && uri != "") { print uri; exit } ok = 0; uri = ""; types = 0; next }
+			$1 == "Types:" { for (i = 2; i <= NF; i++) if ($i == "deb") types = 1 }
+			$1 == "URIs:" { uri = $2 }
+			$1 == "Suites:" { for (i = 2; i <= NF; i++) if ($i == s) ok = 1 }
+			END { if (ok && types && uri != "") print uri }' "$f"
+	done
+}
+MIRROR=$(mirror_of "$SUITE" | head -1)
+SECURITY=$(mirror_of "$SUITE-security" | head -1)
+[ -n "$MIRROR" ] || die "no source of $SUITE in /etc/apt/sources.list*"
+say "mirror $MIRROR${SECURITY:+, security $SECURITY}"
+
+t0=$(date +%s)
+step_start=$t0
+step() {
+	local now
+	now=$(date +%s)
+	say "$1: $((now - step_start)) s"
+	step_start=$now
+}
+
+command -v debootstrap >/dev/null 2>&1 || {
+	say "installing debootstrap"
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -qq \
+		--no-install-recommends debootstrap >/dev/null
+}
+
+mkdir -p "$CACHE/archives/partial"
+BASE=$CACHE/$SUITE-minbase.tar
+# The base root, made once and kept: made in a folder of its own and renamed
+# into place, so an interrupted debootstrap never leaves a half base.
+if [ ! -s "$BASE" ] || [ -n "$(find "$BASE" -mtime +$MAX_AGE_DAYS)" ]; then
+	tmp=$(mktemp -d "$CACHE/base.XXXXXX")
+	say "debootstrap --variant=minbase $SUITE from $MIRROR"
+	if ! debootstrap --variant=minbase "$SUITE" "$tmp/root" "$MIRROR" >"$tmp/log" 2>&1; then
+		tail -n 20 "$tmp/log" >&2
+		rm -rf --one-file-system "$tmp"
+		die "debootstrap failed"
+	fi
+	tar -C "$tmp/root" -cf "$tmp/base.tar" . && mv "$tmp/base.tar" "$BASE"
+	rm -rf --one-file-system "$tmp"
+	step "debootstrap"
+fi
+
+WORK=$(mktemp -d "$CACHE/run.XXXXXX")
+ROOT=$WORK/root
+MOUNTS=()
+
+# Every process whose root is ours (what the tests started, daemons among
+# them), killed until none is left; then the mounts, innermost first; then
+# the root, only when nothing is mounted in it any more.
+in_root_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] && echo "${p#/proc/}"
+	done
+	return 0
+}
+cleanup() {
+	local st=$? i pids m left=0
+	trap - EXIT INT TERM HUP
+	for i in $(seq 1 50); do
+		pids=$(in_root_pids)
+		[ -n "$pids" ] || break
+		# shellcheck disable=SC2086
+		kill -9 $pids 2>/dev/null || true
+		sleep 0.1
+	done
+	[ -z "$(in_root_pids)" ] || { say "processes left in the root: $(in_root_pids | tr '\n' ' ')"; left=1; }
+	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
+		m=${MOUNTS[i]}
+		umount "$m" 2>/dev/null || umount -l "$m" || { say "cannot unmount $m"; left=1; }
+	done
+	if [ $left -eq 0 ] && ! grep -qF " $ROOT/" /proc/mounts; then
+		rm -rf --one-file-system "$WORK"
+	else
+		say "left $WORK in place (see above)"
+		[ $st -ne 0 ] || st=1
+	fi
+	say "total: $(($(date +%s) - t0)) s, status $st"
+	exit $st
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+mkdir -p "$ROOT"
+tar -C "$ROOT" -xf "$BASE"
+step "extract"
+
+# What the Debian installer writes and debootstrap does not: /etc/hosts with
+# this machine's name on 127.0.1.1 (without it hydra's proxies and Slurm wait
+# on lookups that never succeed), and apt sources.
+host=$(hostname)
+cat >"$ROOT/etc/hosts" <<EOF
+127.0.0.1	localhost
+127.0.1.1	$host
+
+# The following lines are desirable for IPv6 capable hosts
+::1     localhost ip6-localhost ip6-loopback
+ff02::1 ip6-allnodes
+ff02::2 ip6-allrouters
+EOF
+echo "$host" >"$ROOT/etc/hostname"
+cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+{
+	echo "deb $MIRROR $SUITE main"
+	echo "deb $MIRROR $SUITE-updates main"
+	[ -z "$SECURITY" ] || echo "deb $SECURITY $SUITE-security main"
+} >"$ROOT/etc/apt/sources.list"
+# No package's maintainer script may start a daemon in the root (munge,
+# slurmd): the tests start their own, and nothing may outlive the run.
+printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
+chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
+
+bind() {
+	mkdir -p "$ROOT$2"
+	mount --bind "$1" "$ROOT$2"
+	MOUNTS+=("$ROOT$2")
+}
+bind /proc /proc
+bind /sys /sys
+bind /dev /dev
+bind /dev/pts /dev/pts
+bind /dev/shm /dev/shm
+bind "$CACHE/archives" /var/cache/apt/archives
+
+# The committed tree, not the working tree: a clone, at the commit checked out.
+rev=$(git -C "$SRC" rev-parse HEAD)
+git clone -q --no-checkout "$SRC" "$ROOT/root/sweetspot"
+git -C "$ROOT/root/sweetspot" checkout -q "$rev"
+say "sweetspot at $rev"
+step "prepare"
+
+# A login's environment, nothing of ours.
+in_root() {
+	chroot "$ROOT" /usr/bin/env -i HOME=/root USER=root LOGNAME=root TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive \
+		/bin/sh -c 'cd /root/sweetspot && exec "$@"' sh "$@"
+}
+disk() { du -sx --block-size=1M "$ROOT" | cut -f1; }
+base_mb=$(disk)
+in_root sh tests/deps.sh
+step "sh tests/deps.sh ($(($(disk) - base_mb)) MB installed)"
+in_root make -j2
+step "make -j2"
+for t in "$@"; do
+	in_root make "$t"
+	step "make $t"
+done
+say "disk: $(($(disk) - base_mb)) MB above the minbase root of $base_mb MB"
