@@ -136,11 +136,8 @@ REPS=3 spec >"$TMP/s.cfg"
 DB=$TMP/term.db
 sweetspot run "$TMP/s.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-i=0
-while [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -lt 1 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+a_launch() { [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -ge 1 ]; }
+wait_until 60 a_launch
 kill -TERM "$pid"
 wait "$pid"
 is "$?" "130" "SIGTERM: run stops with status 130"

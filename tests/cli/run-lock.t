@@ -41,12 +41,6 @@ sweep = {
 };
 EOF
 q() { sqlite3 "$DB" "$1"; }
-# until_true COMMAND...: waits (a generous 120 s at most) for a condition.
-until_true() {
-	i=0
-	while ! "$@" && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done
-	"$@"
-}
 alive() { kill -0 "$1" 2>/dev/null; }
 one_ended() { ! alive "$p1" || ! alive "$p2"; }
 kernels_gone() {
@@ -63,7 +57,7 @@ together() {
 	rm -f "$GATE"
 	sweetspot run "$TMP/a.cfg" --db "$DB" $2 >/dev/null 2>"$TMP/$1.err1" & p1=$!
 	sweetspot run "$TMP/a.cfg" --db "$DB" $2 >/dev/null 2>"$TMP/$1.err2" & p2=$!
-	until_true one_ended
+	wait_until 120 one_ended
 	touch "$GATE"
 	wait "$p1"; s1=$?
 	wait "$p2"; s2=$?
@@ -95,9 +89,9 @@ is "$(q 'SELECT count(*) FROM launches WHERE run = 2')" "$launches" "its launche
 DB=$TMP/wait.db
 rm -f "$GATE"
 sweetspot run "$TMP/a.cfg" --db "$DB" >/dev/null 2>"$TMP/w.err1" & p1=$!
-until_true lock_described
+wait_until 120 lock_described
 sweetspot run "$TMP/a.cfg" --db "$DB" --wait-lock >/dev/null 2>"$TMP/w.err2" & p2=$!
-until_true grep -q "waiting for the run's lock" "$TMP/w.err2"
+wait_until 120 grep -q "waiting for the run's lock" "$TMP/w.err2"
 like "$TMP/w.err2" "waiting for the run's lock .*held by pid $p1 on " "--wait-lock: says whom it waits for"
 ok "and waits" alive "$p2"
 touch "$GATE"
@@ -111,13 +105,13 @@ is "$(q 'SELECT count(*) FROM launches')" "$launches" "and measured nothing agai
 DB=$TMP/kill.db
 rm -f "$GATE" "$TMP/kernel.pids"
 sweetspot run "$TMP/a.cfg" --db "$DB" >/dev/null 2>&1 & p1=$!
-until_true test -s "$TMP/kernel.pids"
+wait_until 120 test -s "$TMP/kernel.pids"
 kill -9 "$p1"
 wait "$p1" 2>/dev/null
 # Its launcher and kernels outlive it: let them end before the next run
 # uses the same launch folder.
 touch "$GATE"
-until_true kernels_gone
+wait_until 120 kernels_gone
 exits_with 0 "after kill -9 of the holder, the next run is not refused" \
 	sweetspot run "$TMP/a.cfg" --db "$DB"
 is "$(q 'SELECT count(*) FROM launches WHERE ok')" "$launches" "and measures the sweep"

@@ -6,6 +6,7 @@ ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=$ROOT/bin
 PATH=$BIN:$PATH
 export ROOT BIN PATH
+. "$ROOT/tests/lib/wait.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweetspot-test.XXXXXX")
 [ -n "${SWEETSPOT_KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 

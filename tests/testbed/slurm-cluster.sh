@@ -25,6 +25,7 @@
 # left to its goodwill).
 # Must run as root (slurmd runs tasks as their users; munged as munge).
 set -eu
+. "$(dirname "$0")/../lib/wait.sh"
 
 usage() {
 	echo "usage: slurm-cluster.sh up|down|env DIR" >&2
@@ -69,6 +70,7 @@ alive() {
 	done
 	return 1
 }
+none_alive() { ! alive "$@"; }
 
 down() {
 	pids=$(marked_pids)
@@ -77,12 +79,8 @@ down() {
 		[ -r "$md/munged.pid" ] && munge_pid=$(cat "$md/munged.pid")
 	# shellcheck disable=SC2086
 	[ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
-	i=0
 	# shellcheck disable=SC2086
-	while [ -n "$pids" ] && alive $pids && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	[ -z "$pids" ] || wait_until 10 none_alive $pids || true
 	[ -n "$munge_pid" ] && kill "$munge_pid" 2>/dev/null || true
 	if [ -r "$DIR/munge.dir" ]; then
 		md=$(cat "$DIR/munge.dir")
@@ -223,14 +221,13 @@ EOF
 		env "$MARK" slurmd -f "$CONF" -N "n$i-bf" || return 1
 	done
 	export SLURM_CONF="$CONF"
-	i=0
-	while :; do
-		idle=$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)
-		[ "$idle" -eq $((2 * K)) ] && break
-		i=$((i + 1))
-		[ $i -lt 300 ] || { sinfo -N >&2 || true; return 1; }
-		sleep 0.1
-	done
+	# Every node idle comes in well under a second; a minute by the clock,
+	# each sinfo given 10 s (one slow to resolve a name cannot hold it).
+	wait_until 60 all_idle || { timeout 10 sinfo -N >&2 || true; return 1; }
+}
+
+all_idle() {
+	[ "$(timeout 10 sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)" -eq $((2 * K)) ]
 }
 
 case $cmd in

@@ -72,11 +72,8 @@ printf 'n3\nn4\n' >"$TMP/hang/slurm.hostfile"
 printf '0-1 /bin/sleep 97.25\n' >"$TMP/hang/multi-prog.conf"
 "$DRIVE" srun "$TMP/hang" 3 "$TMP/hang.log" >"$TMP/drive.out" 2>&1
 like "$TMP/drive.out" '^status=[0-9]+ timed_out=1 wall=([3-9]|[12][0-9])\.' "a hanging step is timed out at its limit"
-i=0
-while { [ -n "$(squeue -h)" ] || pgrep -f 'sleep 97[.]25' >/dev/null; } && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+hang_gone() { [ -z "$(squeue -h)" ] && ! pgrep -f 'sleep 97[.]25' >/dev/null; }
+wait_until 10 hang_gone
 is "$(squeue -h | wc -l)" 0 "... its job is gone from the queue"
 ok "... and its tasks are gone" sh -c "! pgrep -f 'sleep 97[.]25'"
 

@@ -80,21 +80,14 @@ printf 'n3\nn4-bf\n' >"$TMP/kill/slurm.hostfile"
 printf '0-1 /bin/sleep 96.75\n' >"$TMP/kill/multi-prog.conf"
 "$DRIVE" srun "$TMP/kill" 120 "$TMP/kill.log" >"$TMP/kill.out" 2>&1 &
 drive=$!
-i=0
-while [ "$(pgrep -fc 'sleep 96[.]75')" -lt 2 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+two_tasks() { [ "$(pgrep -fc 'sleep 96[.]75')" -ge 2 ]; }
+wait_until 60 two_tasks
 is "$(pgrep -fc 'sleep 96[.]75')" 2 "an srun's two tasks run"
 is "$(squeue -h -s -o %i | grep -c '^[0-9]*\.0$')" 1 "... in a step of its own job"
 kill -9 "$drive"
 wait "$drive" 2>/dev/null
-i=0
-while { pgrep -f 'sleep 96[.]75' >/dev/null || [ -n "$(squeue -h)" ] ||
-	[ -n "$(our_sruns)" ]; } && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+kill_gone() { ! pgrep -f 'sleep 96[.]75' >/dev/null && [ -z "$(squeue -h)" ] && [ -z "$(our_sruns)" ]; }
+wait_until 5 kill_gone
 ok "... its parent killed with SIGKILL, no task remains 5 s later" \
 	sh -c "! pgrep -f 'sleep 96[.]75'"
 is "$(our_sruns)" "" "... nor srun"

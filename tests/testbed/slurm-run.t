@@ -150,17 +150,14 @@ is "$(q 'SELECT count(*) FROM runs')" "1" "the second job continued the first on
 DB=$TMP/kill.db
 spec "n[1-2]" mpirun "" 3 120 >"$TMP/k.cfg"
 kills=0
+launch_recorded() { [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -gt "$before" ]; }
 for extra in $(awk 'BEGIN { srand(); for (i = 0; i < 3; i++) printf "%.1f\n", rand() * 2 }'); do
 	before=$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)
 	salloc -Q $ALLOC sh -c 'echo $$ >"$1"; exec "$2" run "$3" --db "$4"' sh \
 		"$TMP/pid" "$BIN/sweetspot" "$TMP/k.cfg" "$DB" >/dev/null 2>&1 &
 	# Kill at a random moment after this attempt recorded a launch of its
 	# own: mid-sweep, during a launch or while one is being stored.
-	i=0
-	while [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -le "$before" ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_until 60 launch_recorded
 	sleep "$extra"
 	if [ -s "$TMP/pid" ] && kill -9 "$(cat "$TMP/pid")" 2>/dev/null; then
 		kills=$((kills + 1))
