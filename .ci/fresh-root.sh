@@ -7,7 +7,11 @@
 # once) and `make demo`. A package that tests/deps.sh forgets fails here, not
 # on a user's machine.
 #
-#   .ci/fresh-root.sh [MAKE-TARGET...]     default: check-fresh demo
+#   .ci/fresh-root.sh ['MAKE-ARGS'...]
+#
+# After `sh tests/deps.sh`, one `make` per argument, given its words:
+# by default '-j2' '-j2 check-fresh' '-j2 demo'; the README's two commands,
+# timed apart: 'demo' '-j2' 'check'.
 #
 # The debootstrapped root is kept as a tarball in $SWEETSPOT_CI_CACHE
 # (/var/cache/sweetspot-ci) and extracted afresh for every run, so no run
@@ -23,7 +27,7 @@ SUITE=bookworm
 # A base older than this is made again (security updates, new keyring).
 MAX_AGE_DAYS=14
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -gt 0 ] || set -- check-fresh demo
+[ $# -gt 0 ] || set -- -j2 '-j2 check-fresh' '-j2 demo'
 
 say() { echo "fresh-root: $*" >&2; }
 die() {
@@ -190,14 +194,15 @@ in_root() {
 		DEBIAN_FRONTEND=noninteractive \
 		/bin/sh -c 'cd /root/sweetspot && exec "$@"' sh "$@"
 }
-disk() { du -sx --block-size=1M "$ROOT" | cut -f1; }
+# The root's size, without the downloaded packages (shared by the runs).
+disk() { du -sx --block-size=1M --exclude="$ROOT/var/cache/apt/archives" "$ROOT" | cut -f1; }
 base_mb=$(disk)
 in_root sh tests/deps.sh
 step "sh tests/deps.sh ($(($(disk) - base_mb)) MB installed)"
-in_root make -j2
-step "make -j2"
-for t in "$@"; do
-	in_root make "$t"
-	step "make $t"
+for m in "$@"; do
+	# shellcheck disable=SC2086
+	in_root make $m
+	step "make $m"
 done
-say "disk: $(($(disk) - base_mb)) MB above the minbase root of $base_mb MB"
+say "disk: $(($(disk) - base_mb)) MB above the minbase root of $base_mb MB;" \
+	"apt's downloads $(du -s --block-size=1M "$CACHE/archives" | cut -f1) MB more"
