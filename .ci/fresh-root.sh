@@ -197,7 +197,12 @@ in_root() {
 # The root's size, without the downloaded packages (shared by the runs).
 disk() { du -sx --block-size=1M --exclude="$ROOT/var/cache/apt/archives" "$ROOT" | cut -f1; }
 base_mb=$(disk)
-in_root sh tests/deps.sh
+# Two runs at once (two CI jobs) share the downloaded packages, whose lock
+# apt does not wait for: one deps.sh at a time.
+exec 8>"$CACHE/archives.lock"
+flock 8
+in_root sh tests/deps.sh 8>&-
+flock -u 8
 step "sh tests/deps.sh ($(($(disk) - base_mb)) MB installed)"
 for m in "$@"; do
 	# shellcheck disable=SC2086
