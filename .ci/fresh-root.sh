@@ -187,12 +187,15 @@ git -C "$ROOT/root/sweetspot" checkout -q "$rev"
 say "sweetspot at $rev"
 step "prepare"
 
-# A login's environment, nothing of ours.
+# A login's environment, nothing of ours. Waited for with `wait`, which a
+# signal interrupts (bash runs no trap while a command runs in the
+# foreground): a CI timeout's SIGTERM cleans up at once.
 in_root() {
 	chroot "$ROOT" /usr/bin/env -i HOME=/root USER=root LOGNAME=root TERM=dumb \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		DEBIAN_FRONTEND=noninteractive \
-		/bin/sh -c 'cd /root/sweetspot && exec "$@"' sh "$@"
+		/bin/sh -c 'cd /root/sweetspot && exec "$@"' sh "$@" &
+	wait $!
 }
 # The root's size, without the downloaded packages (shared by the runs).
 disk() { du -sx --block-size=1M --exclude="$ROOT/var/cache/apt/archives" "$ROOT" | cut -f1; }
