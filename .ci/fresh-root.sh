@@ -204,6 +204,7 @@ base_mb=$(disk)
 # apt does not wait for: one deps.sh at a time.
 exec 8>"$CACHE/archives.lock"
 flock 8
+step_start=$(date +%s) # the wait is not deps.sh's time
 in_root sh tests/deps.sh 8>&-
 flock -u 8
 step "sh tests/deps.sh ($(($(disk) - base_mb)) MB installed)"
