@@ -12,7 +12,7 @@ slurm-wlm slurmctld slurmd slurm-client munge
 libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest
 qemu-system-x86 busybox-static kmod cpio
 clang libclang-rt-14-dev llvm
-sqlite3 gnuplot-nox iproute2 procps time mandoc
+sqlite3 gnuplot-nox iproute2 procps time mandoc bsdextrautils
 chromium"
 # build: the tuner (libconfig, SQLite, Jansson) and the kernel;
 # Open MPI with PMIx, MPICH (hydra), SimGrid (SMPI): the kernel's runtimes;
@@ -22,8 +22,9 @@ chromium"
 # clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), and
 # llvm-symbolizer (llvm), without which LeakSanitizer sees no function names
 # and tests/fuzz/lsan.supp matches nothing: the ASan build and the fuzzers;
-# the command-line tools the tests and `make demo` call; chromium, which
-# report.t renders the report page with.
+# the command-line tools the tests and `make demo` call (bsdextrautils: col,
+# for the man-page checks); chromium, which report.t renders the report
+# page with.
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
