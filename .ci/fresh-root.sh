@@ -123,7 +123,7 @@ cleanup() {
 	[ -z "$(in_root_pids)" ] || { say "processes left in the root: $(in_root_pids | tr '\n' ' ')"; left=1; }
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
 		m=${MOUNTS[i]}
-		umount "$m" 2>/dev/null || umount -l "$m" || { say "cannot unmount $m"; left=1; }
+		umount -R "$m" 2>/dev/null || umount -Rl "$m" || { say "cannot unmount $m"; left=1; }
 	done
 	if [ $left -eq 0 ] && ! grep -qF " $ROOT/" /proc/mounts; then
 		rm -rf --one-file-system "$WORK"
@@ -168,16 +168,19 @@ cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
 chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
 
+# /proc, /sys and /dev with what is mounted below them (/dev/pts, /dev/shm,
+# and the cgroup file systems under /sys/fs/cgroup, without which slurmd
+# fails to start), as on a booted machine. Slaves of the host's mounts: taking
+# them down later cannot take down the host's, even where they are shared.
 bind() {
 	mkdir -p "$ROOT$2"
-	mount --bind "$1" "$ROOT$2"
+	mount --rbind "$1" "$ROOT$2"
+	mount --make-rslave "$ROOT$2"
 	MOUNTS+=("$ROOT$2")
 }
 bind /proc /proc
 bind /sys /sys
 bind /dev /dev
-bind /dev/pts /dev/pts
-bind /dev/shm /dev/shm
 bind "$CACHE/archives" /var/cache/apt/archives
 
 # The committed tree, not the working tree: a clone, at the commit checked out.

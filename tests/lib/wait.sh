@@ -5,11 +5,14 @@
 
 # wait_until SECONDS COMMAND...: runs the command every tenth of a second
 # until it succeeds (status 0), or fails once SECONDS have passed (status 1).
+# The clock is read in milliseconds: in whole seconds a wait could end up to
+# a second early.
 wait_until() {
-	wait_end=$(($(date +%s) + $1))
+	wait_end=$(($(wait_now_ms) + $1 * 1000))
 	shift
 	until "$@"; do
-		[ "$(date +%s)" -lt "$wait_end" ] || return 1
+		[ "$(wait_now_ms)" -lt "$wait_end" ] || return 1
 		sleep 0.1
 	done
 }
+wait_now_ms() { echo $(($(date +%s%N) / 1000000)); }
