@@ -97,6 +97,12 @@ down() {
 	return 0
 }
 
+# Whether process $1 sees the same root as we do. A cluster in a chroot (CI's
+# fresh root, .ci/fresh-root.sh) names folders of that root, which are not
+# ours to judge, nor ours theirs.
+ROOT_ID=$(stat -L -c %d:%i /proc/self/root/ 2>/dev/null || true)
+same_root() { [ "$(stat -L -c %d:%i "/proc/$1/root/" 2>/dev/null)" = "$ROOT_ID" ]; }
+
 # Daemons of clusters whose folder is gone (a test killed before its trap
 # ran) would hold ports and CPU for ever: they go.
 reap_orphans() {
@@ -104,6 +110,7 @@ reap_orphans() {
 		d=$(tr '\0' '\n' <"$f" 2>/dev/null | sed -n 's/^SWEETSPOT_SLURM_TESTBED=//p' | head -1)
 		p=${f#/proc/}
 		p=${p%/environ}
+		same_root "$p" || continue
 		[ -z "$d" ] || [ -e "$d" ] || kill -9 "$p" 2>/dev/null || true
 	done
 	for f in $(grep -lz '^SLURM_CONF=' /proc/[0-9]*/environ 2>/dev/null); do
@@ -111,6 +118,7 @@ reap_orphans() {
 		c=$(tr '\0' '\n' <"$f" 2>/dev/null | sed -n 's/^SLURM_CONF=//p' | head -1)
 		p=${f#/proc/}
 		p=${p%/environ}
+		same_root "$p" || continue
 		[ -z "$c" ] || [ -e "$c" ] || kill -9 "$p" 2>/dev/null || true
 	done
 	# munge folders older than a minute whose munged is gone
