@@ -340,7 +340,7 @@ static void advise(const struct machine *m, const char *out)
 
 static void write_system(const struct machine *m, FILE *f)
 {
-	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr);
+	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr, HOSTLIST_SUFFIX);
 
 	fprintf(f, "system = {\n\tname = \"%s\";\n", m->slurm ? "cluster" : "local");
 	fprintf(f, "\t# %s\n\tnodes = \"%s\";\n", m->slurm ?

@@ -142,14 +142,14 @@ static void print_axes(const struct spec *s)
 
 static void print_people(const struct spec *s, const struct plan *p)
 {
-	char *nodes = hostlist_compress((const char *const *)s->nodes.v, s->nodes.nr);
+	char *nodes = hostlist_compress((const char *const *)s->nodes.v, s->nodes.nr, HOSTLIST_SUFFIX);
 	char sz[32], sz2[32];
 
 	printf("spec     %s (hash %s)\n", s->path, s->hash);
 	printf("system   %s: %zu nodes %s, %u PPN", s->name, s->nodes.nr, nodes, s->ppn);
 	free(nodes);
 	if (s->dpus.nr) {
-		char *dpus = hostlist_compress((const char *const *)s->dpus.v, s->dpus.nr);
+		char *dpus = hostlist_compress((const char *const *)s->dpus.v, s->dpus.nr, HOSTLIST_SUFFIX);
 
 		printf(", DPUs %s with %u cores", dpus, s->dpu_cores);
 		free(dpus);

@@ -2,8 +2,9 @@
  * tests/fuzz/hostlist-fuzz.c: libFuzzer target for the Slurm hostlist
  * expander, hostlist_expand(). The input is the hostlist text (cut at its
  * first NUL, as a C string from a spec would be). What expands is also
- * compressed and expanded again, which must give the same names: the two
- * functions are each other's inverse on every valid hostlist.
+ * compressed (in both forms: with ranges followed by a suffix, and Slurm
+ * 22.05's without) and expanded again, which must give the same names: the
+ * two functions are each other's inverse on every valid hostlist.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,10 +15,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void round_trip(const struct strvec *names)
+static void round_trip(const struct strvec *names, unsigned flags)
 {
 	struct strvec again = STRVEC_INIT;
-	char err[512], *c = hostlist_compress((const char *const *)names->v, names->nr);
+	char err[512], *c = hostlist_compress((const char *const *)names->v, names->nr, flags);
 
 	if (hostlist_expand(c, &again, err, sizeof(err)) || again.nr != names->nr)
 		abort();
@@ -36,8 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (!hostlist_expand(s, &names, err, sizeof(err)))
-		round_trip(&names);
+	if (!hostlist_expand(s, &names, err, sizeof(err))) {
+		round_trip(&names, 0);
+		round_trip(&names, HOSTLIST_SUFFIX);
+	}
 	strvec_clear(&names);
 	free(s);
 	return 0;

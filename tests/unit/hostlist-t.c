@@ -40,20 +40,29 @@ static void is_error(const char *s, const char *fragment)
 	free(got);
 }
 
-/* compress(expand(s)) gives back want, and expands to the same names. */
-static void is_compress(const char *s, const char *want)
+/* 1 when the hostlist s expands to exactly want's names, in order. */
+static int same_names(const char *s, const struct strvec *want)
 {
 	struct strvec v = STRVEC_INIT;
-	char err[256], *c, *a, *b;
+	char err[256];
+	int same = !hostlist_expand(s, &v, err, sizeof(err)) && v.nr == want->nr;
+
+	for (size_t i = 0; same && i < v.nr; i++)
+		same = !strcmp(v.v[i], want->v[i]);
+	strvec_clear(&v);
+	return same;
+}
+
+/* compress(expand(s)) gives back want, and expands to the same names. */
+static void is_compress(const char *s, unsigned flags, const char *want)
+{
+	struct strvec v = STRVEC_INIT;
+	char err[256], *c;
 
 	hostlist_expand(s, &v, err, sizeof(err));
-	c = hostlist_compress((const char *const *)v.v, v.nr);
-	is_str(c, want, "compress %s", s);
-	a = expand(s);
-	b = expand(c);
-	is_str(b, a, "'%s' expands to the same names as '%s'", c, s);
-	free(a);
-	free(b);
+	c = hostlist_compress((const char *const *)v.v, v.nr, flags);
+	is_str(c, want, "compress %s%s", s, flags & HOSTLIST_SUFFIX ? " (suffixes)" : "");
+	ok(same_names(c, &v), "'%s' expands to the same names as '%s'", c, s);
 	free(c);
 	strvec_clear(&v);
 }
@@ -66,30 +75,30 @@ static void limits(void)
 	char err[512], *s, *long_item, *many;
 	size_t i;
 
-	is_expand("n[0-99999999]", "ERR: hostlist 'n[0-99999999]' expands to more than 65536 names, "
+	is_expand("n[1-999999999]", "ERR: hostlist 'n[1-999999999]' expands to more than 1048576 names, "
 		  "the limit per hostlist");
-	is_expand("a[1-1000]b[1-1000]", "ERR: hostlist 'a[1-1000]b[1-1000]' expands to more than 65536 "
+	is_expand("a[1-2000]b[1-1000]", "ERR: hostlist 'a[1-2000]b[1-1000]' expands to more than 1048576 "
 		  "names, the limit per hostlist");
 	/* A product that would overflow 64 bits if multiplied first. */
 	is_expand("a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]",
 		  "ERR: hostlist 'a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]' expands to more "
-		  "than 65536 names, the limit per hostlist");
-	is_expand("a[1-40000],b[1-40000]", "ERR: hostlist 'a[1-40000],b[1-40000]' expands to more than "
-		  "65536 names, the limit per hostlist");
-	ok(hostlist_expand("n[1-65536]", &v, err, sizeof(err)) == 0 && v.nr == HOSTLIST_MAX,
-	   "exactly %d names are allowed", HOSTLIST_MAX);
+		  "than 1048576 names, the limit per hostlist");
+	is_expand("a[1-600000],b[1-600000]", "ERR: hostlist 'a[1-600000],b[1-600000]' expands to more "
+		  "than 1048576 names, the limit per hostlist");
+	ok(hostlist_expand("n[1-1048576]", &v, err, sizeof(err)) == 0 && v.nr == HOSTLIST_MAX &&
+	   !strcmp(v.v[HOSTLIST_MAX - 1], "n1048576"), "exactly %d names are allowed", HOSTLIST_MAX);
 	strvec_clear(&v);
-	ok(hostlist_expand("n[0-65536]", &v, err, sizeof(err)) == -1 && v.nr == 0,
+	ok(hostlist_expand("n[0-1048576]", &v, err, sizeof(err)) == -1 && v.nr == 0,
 	   "one more is refused, and no name was made");
 	strvec_clear(&v);
 
-	/* 65537 one-name items. */
+	/* 1048577 one-name items. */
 	many = xmalloc(2 * (HOSTLIST_MAX + 1));
 	for (i = 0; i <= HOSTLIST_MAX; i++)
 		memcpy(many + 2 * i, "a,", 2);
 	many[2 * HOSTLIST_MAX + 1] = '\0';
-	ok(hostlist_expand(many, &v, err, sizeof(err)) == -1 && strstr(err, "more than 65536 names"),
-	   "65537 items are refused");
+	ok(hostlist_expand(many, &v, err, sizeof(err)) == -1 && strstr(err, "more than 1048576 names"),
+	   "1048577 items are refused");
 	strvec_clear(&v);
 	free(many);
 
@@ -120,7 +129,7 @@ int main(void)
 	struct strvec v = STRVEC_INIT;
 	char err[256], *c, *big;
 
-	plan(50);
+	plan(68);
 	is_expand("thor[001-003]", "thor001 thor002 thor003");
 	is_expand("n[1-3,7],x", "n1 n2 n3 n7 x");
 	is_expand("n[8-11]", "n8 n9 n10 n11");
@@ -150,19 +159,39 @@ int main(void)
 	big = xasprintf("%0*d", 64, 1);
 	ok(hostname_check(big, err, sizeof(err)) == -1, "64-character label is refused: %s", err);
 	free(big);
-	is_compress("thor[001-008]", "thor[001-008]");
-	is_compress("n[1-3,7],x", "n[1-3,7],x");
-	is_compress("n[9-10]", "n[9-10]");
-	is_compress("n[08-10]", "n[08-10]");
+	is_compress("thor[001-008]", 0, "thor[001-008]");
+	is_compress("n[1-3,7],x", 0, "n[1-3,7],x");
+	is_compress("n[9-10]", 0, "n[9-10]");
+	is_compress("n[08-10]", 0, "n[08-10]");
 	/* Order is rank order: a list that goes back is not sorted. */
-	is_compress("n3,n1,n2", "n[3,1-2]");
-	c = hostlist_compress(NULL, 0);
+	is_compress("n3,n1,n2", 0, "n[3,1-2]");
+	/* Suffixes: only when asked for (Slurm 22.05 cannot read them). */
+	is_compress("node[00001-00003]-bf", HOSTLIST_SUFFIX, "node[00001-00003]-bf");
+	is_compress("node[00001-00003]-bf", 0, "node00001-bf,node00002-bf,node00003-bf");
+	is_compress("node[1-3],node[1-3]-bf,node[4-5]-bf", HOSTLIST_SUFFIX, "node[1-3],node[1-5]-bf");
+	is_compress("r[1-2]n[08-10]-bf", HOSTLIST_SUFFIX, "r1n[08-10]-bf,r2n[08-10]-bf");
+	is_compress("n[1-2]-bf,n[3-4]-ib", HOSTLIST_SUFFIX, "n[1-2]-bf,n[3-4]-ib");
+	is_compress("n[1-2]-bf,n[3-4]-ib", 0, "n1-bf,n2-bf,n3-ib,n4-ib");
+	c = hostlist_compress(NULL, 0, 0);
 	is_str(c, "", "nothing compresses to an empty string");
 	free(c);
 	strvec_push(&v, "n1");
 	strvec_push(&v, "n01");
-	c = hostlist_compress((const char *const *)v.v, v.nr);
+	c = hostlist_compress((const char *const *)v.v, v.nr, 0);
 	is_str(c, "n1,n01", "different paddings stay apart");
+	free(c);
+	strvec_clear(&v);
+	/* Slurm reads no more than 65536 hosts in one range nor 65536 ranges
+	 * in one bracket (and writes "n[1-100000]", which it then refuses). */
+	is_compress("n[000001-100000]", 0, "n[000001-065536,065537-100000]");
+	is_compress("n[1-140000]-bf", HOSTLIST_SUFFIX, "n[1-65536,65537-131072,131073-140000]-bf");
+	for (unsigned k = 1; k <= 200000; k += 2)
+		strvec_pushf(&v, "n%u", k);
+	c = hostlist_compress((const char *const *)v.v, v.nr, 0);
+	big = strchr(c, ']');
+	ok(!strncmp(c, "n[1,3,5,", 8) && big && !strncmp(big, "],n[131073,", 11) &&
+	   !strcmp(c + strlen(c) - 8, ",199999]"), "100,000 single hosts: a new bracket after 65536");
+	ok(same_names(c, &v), "... and expands to the same 100,000 names in order");
 	free(c);
 	strvec_clear(&v);
 	limits();

@@ -1,8 +1,10 @@
 /*
- * tuner/hostlist.c: Slurm hostlist expansion and compression. Specs name
+ * common/hostlist.c: Slurm hostlist expansion and compression. Specs name
  * thousands of nodes in one short string ("thor[0001-9999]"), so expansion
  * counts the names before making them and compression is a single pass that
- * merges neighbours, never a sort: the order of nodes is the order of ranks.
+ * merges neighbours, never a sort: the order of nodes is the order of ranks
+ * (and, in a step's node list for Slurm, the order its plugins number
+ * nodes in).
  */
 #include "hostlist.h"
 
@@ -381,30 +383,53 @@ out:
 	return ret;
 }
 
-/* Splits a name into a prefix and a trailing number: "thor007" -> "thor",
- * 7, digits 3. Names without a trailing number (or with too long a one)
- * get digits 0. */
-static void split_name(const char *name, size_t *plen, unsigned long *num, int *digits)
-{
-	size_t len = strlen(name), i = len;
+/* A name as hostlist_compress() sees it: prefix, number, suffix
+ * ("node007-bf": "node", 7 in 3 digits, "-bf"). The number is the last run
+ * of digits; a name with none, with more than 9 digits there, or (without
+ * HOSTLIST_SUFFIX) with text after them has digits 0 and stands alone. */
+struct name_parts {
+	const char *name;
+	size_t plen;		/* prefix: name[0..plen) */
+	const char *suffix;	/* after the number: holds no digit */
+	unsigned long num;
+	int digits;
+	int width;		/* zero-padded width, or 0 when not padded */
+};
 
+static void split_name(const char *name, unsigned flags, struct name_parts *p)
+{
+	size_t len = strlen(name), end = len, i;
+
+	while (end > 0 && !isdigit((unsigned char)name[end - 1]))
+		end--;
+	i = end;
 	while (i > 0 && isdigit((unsigned char)name[i - 1]))
 		i--;
-	*plen = i;
-	*digits = (int)(len - i);
-	*num = 0;
-	if (*digits == 0 || *digits > 9) {
-		*plen = len;
-		*digits = 0;
+	p->name = name;
+	p->plen = i;
+	p->suffix = name + end;
+	p->digits = (int)(end - i);
+	p->num = 0;
+	if (!p->digits || p->digits > 9 || (end < len && !(flags & HOSTLIST_SUFFIX))) {
+		p->plen = len;
+		p->suffix = name + len;
+		p->digits = p->width = 0;
 		return;
 	}
-	*num = strtoul(name + i, NULL, 10);
+	for (size_t k = i; k < end; k++)
+		p->num = p->num * 10 + (unsigned long)(name[k] - '0');
+	/* "007" prints padded to 3; "100" prints as itself at any width. */
+	p->width = p->digits > 1 && name[i] == '0' ? p->digits : 0;
 }
 
-/* Width a run must print with: digits when zero-padded, else 0. */
-static int pad_width(const char *name, size_t plen, int digits)
+/* Whether b can share a's bracket: same prefix and suffix, and its number
+ * printed the way a's bracket prints (a's padded width, or no padding). */
+static int same_bracket(const struct name_parts *a, const struct name_parts *b)
 {
-	return digits > 1 && name[plen] == '0' ? digits : 0;
+	if (!a->digits || !b->digits || a->plen != b->plen || strcmp(a->suffix, b->suffix) ||
+	    memcmp(a->name, b->name, a->plen))
+		return 0;
+	return a->width ? b->digits == a->width : !b->width;
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
@@ -418,60 +443,56 @@ static void append(char **buf, size_t *len, size_t *cap, const char *s, size_t n
 	(*buf)[*len] = '\0';
 }
 
-char *hostlist_compress(const char *const *names, size_t n)
+char *hostlist_compress(const char *const *names, size_t n, unsigned flags)
 {
 	size_t len = 0, cap = 64, i = 0;
-	char *buf = xmalloc(cap), *num;
+	char *buf = xmalloc(cap), num[48];
 
 	buf[0] = '\0';
 	while (i < n) {
-		size_t plen, plen2, j, k;
-		unsigned long v, v2;
-		int d, d2, width;
+		struct name_parts first, p;
+		size_t ranges = 0;
 
 		if (i)
 			append(&buf, &len, &cap, ",", 1);
-		split_name(names[i], &plen, &v, &d);
-		width = pad_width(names[i], plen, d);
-		/* The group: following names with this prefix whose numbers print
-		 * the same way (same padded width, or all unpadded). */
-		for (j = i + 1; j < n; j++) {
-			split_name(names[j], &plen2, &v2, &d2);
-			if (!d || !d2 || plen2 != plen || memcmp(names[i], names[j], plen))
-				break;
-			if (width ? d2 != d : pad_width(names[j], plen2, d2) != 0)
-				break;
-		}
-		if (j == i + 1) {
+		split_name(names[i], flags, &first);
+		if (i + 1 < n)
+			split_name(names[i + 1], flags, &p);
+		if (i + 1 == n || !same_bracket(&first, &p)) {
 			append(&buf, &len, &cap, names[i], strlen(names[i]));
 			i++;
 			continue;
 		}
-		append(&buf, &len, &cap, names[i], plen);
+		/* One bracket: ranges of consecutive numbers, each at most
+		 * HOSTLIST_RANGE_MAX hosts, at most HOSTLIST_RANGE_MAX of them. */
+		append(&buf, &len, &cap, first.name, first.plen);
 		append(&buf, &len, &cap, "[", 1);
-		for (k = i; k < j;) {
-			size_t e = k + 1;
-			unsigned long lo, hi, x;
+		p = first;
+		while (ranges < HOSTLIST_RANGE_MAX) {
+			unsigned long lo = p.num, hi = p.num;
+			struct name_parts q;
 
-			split_name(names[k], &plen2, &lo, &d2);
-			hi = lo;
-			while (e < j) {
-				split_name(names[e], &plen2, &x, &d2);
-				if (x != hi + 1)
+			for (i++; i < n && hi - lo + 1 < HOSTLIST_RANGE_MAX; i++) {
+				split_name(names[i], flags, &q);
+				if (!same_bracket(&first, &q) || q.num != hi + 1)
 					break;
-				hi = x;
-				e++;
+				hi = q.num;
 			}
-			if (k > i)
-				append(&buf, &len, &cap, ",", 1);
-			num = hi > lo ? xasprintf("%0*lu-%0*lu", width, lo, width, hi)
-				      : xasprintf("%0*lu", width, lo);
+			if (hi > lo)
+				snprintf(num, sizeof(num), "%s%0*lu-%0*lu", ranges ? "," : "", first.width,
+					 lo, first.width, hi);
+			else
+				snprintf(num, sizeof(num), "%s%0*lu", ranges ? "," : "", first.width, lo);
 			append(&buf, &len, &cap, num, strlen(num));
-			free(num);
-			k = e;
+			ranges++;
+			if (i == n)
+				break;
+			split_name(names[i], flags, &p);
+			if (!same_bracket(&first, &p))
+				break;
 		}
 		append(&buf, &len, &cap, "]", 1);
-		i = j;
+		append(&buf, &len, &cap, first.suffix, strlen(first.suffix));
 	}
 	return buf;
 }
