@@ -9,6 +9,8 @@
 #include "argv.h"
 #include "child.h"
 #include "error.h"
+#include "files.h"
+#include "hostlist.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -271,51 +273,63 @@ static int cmp_slurm_name(const void *a, const void *b)
 	return slurm_name_cmp(a, b);
 }
 
-char *slurm_step_nodelist(const struct strvec *hosts)
+/* The distinct names of hosts in Slurm's order, in *n (their count in
+ * *count). A node's ranks are usually neighbours: those runs collapse
+ * first, so that the sort sees nodes, not ranks. The caller frees *n. */
+static void step_nodes(const struct strvec *hosts, const char ***names, size_t *count)
 {
 	struct slurm_name *n = xcalloc(hosts->nr ? hosts->nr : 1, sizeof(*n));
-	char *list = xstrdup("");
-	size_t len = 0, m = 0;
+	size_t m = 0, k = 0;
 
-	/* A node's ranks are usually neighbours: collapse those runs first, so
-	 * that the sort sees nodes, not ranks (160,000 ranks, 20,000 nodes). */
 	for (size_t i = 0; i < hosts->nr; i++)
 		if (!i || strcmp(hosts->v[i], hosts->v[i - 1]))
 			slurm_name_split(hosts->v[i], &n[m++]);
 	qsort(n, m, sizeof(*n), cmp_slurm_name);
-	for (size_t i = 0; i < m; i++) {
-		size_t l = strlen(n[i].name);
-
-		/* equal names are neighbours: the order is total on them */
-		if (i && !strcmp(n[i - 1].name, n[i].name))
-			continue;
-		list = xrealloc(list, len + l + 2);
-		if (len)
-			list[len++] = ',';
-		memcpy(list + len, n[i].name, l + 1);
-		len += l;
-	}
+	*names = xcalloc(m ? m : 1, sizeof(**names));
+	/* equal names are neighbours: the order is total on them */
+	for (size_t i = 0; i < m; i++)
+		if (!i || strcmp(n[i - 1].name, n[i].name))
+			(*names)[k++] = n[i].name;
+	*count = k;
 	free(n);
+}
+
+char *slurm_step_nodelist(const struct strvec *hosts)
+{
+	const char **names;
+	size_t n;
+	char *list;
+
+	step_nodes(hosts, &names, &n);
+	list = hostlist_compress(names, n, 0);
+	/* The form every Slurm reads when it fits in one variable; a list
+	 * that does not is of DPUs ("n1-bf"), which only Slurm 23.11 on can
+	 * read in ranges, "n[1-100000]-bf". */
+	if (strlen(list) + sizeof("SLURM_JOB_NODELIST=") > LAUNCH_ARG_MAX) {
+		free(list);
+		list = hostlist_compress(names, n, HOSTLIST_SUFFIX);
+	}
+	free(names);
 	return list;
 }
 
 /* How many distinct names hosts holds. */
 static unsigned count_distinct(const struct strvec *hosts)
 {
-	char *list = slurm_step_nodelist(hosts);
-	unsigned n = *list ? 1 : 0;
+	const char **names;
+	size_t n;
 
-	for (const char *p = list; *p; p++)
-		n += *p == ',';
-	free(list);
-	return n;
+	step_nodes(hosts, &names, &n);
+	free(names);
+	return (unsigned)n;
 }
 
-int slurm_hostfile_hosts(const char *path, struct strvec *hosts)
+int slurm_hostfile_hosts(const char *path, struct strvec *hosts, unsigned *ranks)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
-	size_t cap = 0, lineno = 0;
+	size_t cap = 0, lineno = 0, first = hosts->nr;
+	unsigned long n = 0;
 	int ret = -1;
 
 	if (!f)
@@ -336,16 +350,23 @@ int slurm_hostfile_hosts(const char *path, struct strvec *hosts)
 				error("%s:%zu: '%s' is not a host name", path, lineno, s);
 				goto out;
 			}
-		strvec_push(hosts, s);
+		if (++n > LAUNCH_RANKS_MAX) {
+			error("%s:%zu: more than %u ranks", path, lineno, LAUNCH_RANKS_MAX);
+			goto out;
+		}
+		/* 8.3M ranks on 320,000 hosts: one string per host, not rank. */
+		if (hosts->nr == first || strcmp(hosts->v[hosts->nr - 1], s))
+			strvec_push(hosts, s);
 	}
 	if (ferror(f)) {
 		error("cannot read %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (!hosts->nr) {
+	if (!n) {
 		error("%s: no hosts in it", path);
 		goto out;
 	}
+	*ranks = (unsigned)n;
 	ret = 0;
 out:
 	free(line);
@@ -356,12 +377,10 @@ out:
 int slurm_hostfile_count(const char *path, unsigned *ranks, unsigned *hosts)
 {
 	struct strvec names = STRVEC_INIT;
-	int ret = slurm_hostfile_hosts(path, &names);
+	int ret = slurm_hostfile_hosts(path, &names, ranks);
 
-	if (!ret) {
-		*ranks = (unsigned)names.nr;
+	if (!ret)
 		*hosts = count_distinct(&names);
-	}
 	strvec_clear(&names);
 	return ret;
 }
@@ -372,14 +391,16 @@ unsigned launch_srun_minutes(unsigned time_limit_s)
 	return (time_limit_s + 59) / 60 + 1;
 }
 
-/* Each rank's host, in rank order: slurm.hostfile's lines when the files
- * are there to read (they must then agree with o), else o->hosts. */
-static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct strvec *hosts)
+/* Each rank's host, in rank order, a run of ranks on one host given once:
+ * slurm.hostfile's lines when the files are there to read (they must then
+ * agree with o), else o->hosts. Sets *nodes, the distinct hosts. */
+static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct strvec *hosts,
+		      unsigned *nodes)
 {
-	unsigned nodes;
+	unsigned ranks = o->ranks;
 
 	if (o->check_files) {
-		if (slurm_hostfile_hosts(hostfile, hosts))
+		if (slurm_hostfile_hosts(hostfile, hosts, &ranks))
 			return -1;
 	} else if (!o->hosts || !o->hosts->nr) {
 		return error("srun for %s: each rank's host is needed when slurm.hostfile "
@@ -393,12 +414,14 @@ static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct 
 			strvec_push(hosts, o->hosts->v[i]);
 		}
 		hostfile = "the layout";
+		if (hosts->nr > o->ranks)
+			ranks = (unsigned)hosts->nr;
 	}
-	nodes = count_distinct(hosts);
-	if (hosts->nr != o->ranks)
-		return error("%s holds %zu ranks, the layout has %u", hostfile, hosts->nr, o->ranks);
-	if (o->nodes && o->nodes != nodes)
-		return error("%s names %u hosts, the layout has %u nodes", hostfile, nodes, o->nodes);
+	*nodes = count_distinct(hosts);
+	if (ranks != o->ranks)
+		return error("%s holds %u ranks, the layout has %u", hostfile, ranks, o->ranks);
+	if (o->nodes && o->nodes != *nodes)
+		return error("%s names %u hosts, the layout has %u nodes", hostfile, *nodes, o->nodes);
 	return 0;
 }
 
@@ -410,19 +433,32 @@ static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct 
  * slurmstepd and a rank waits in MPI_Init for ever (see
  * tests/testbed/slurm-pmix-bug.md). Given the step's own nodes, sorted as
  * the step lists them, the two numberings agree. */
-static void push_srun_nodelist(struct launch_cmd *cmd, const struct strvec *hosts)
+static int push_srun_nodelist(struct launch_cmd *cmd, const struct strvec *hosts)
 {
 	char *list = slurm_step_nodelist(hosts);
+	size_t len = strlen(list);
 
+	/* Linux refuses to start a program given a longer variable (E2BIG):
+	 * only a list of names without numbers to range can be that long. */
+	if (len + sizeof("SLURM_JOB_NODELIST=") > LAUNCH_ARG_MAX) {
+		error("the step's node list is %zu bytes even in Slurm's ranged form "
+		      "(%.40s...): Linux starts no program with a variable over %d bytes; "
+		      "name the nodes with numbers (node[0001-9999]) so that it ranges",
+		      len, list, LAUNCH_ARG_MAX);
+		free(list);
+		return -1;
+	}
 	strvec_pushf(&cmd->env, "SLURM_JOB_NODELIST=%s", list);
 	strvec_pushf(&cmd->env, "SLURM_NODELIST=%s", list);
 	free(list);
+	return 0;
 }
 
 int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 {
 	char *hostfile = NULL, *conf = NULL;
 	struct strvec hosts = STRVEC_INIT;
+	unsigned nodes = 0;
 	int ret = -1;
 
 	if (check_opts(o) || launch_check_assignments(o->mca, "MCA parameter") ||
@@ -430,12 +466,12 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 		return -1;
 	hostfile = layout_file(o, "slurm.hostfile");
 	conf = layout_file(o, "multi-prog.conf");
-	if (!hostfile || !conf || srun_hosts(o, hostfile, &hosts))
+	if (!hostfile || !conf || srun_hosts(o, hostfile, &hosts, &nodes))
 		goto out;
 	push_program(o, cmd, LAUNCHER_SRUN);
 	strvec_push(&cmd->argv, "--mpi=pmix");
-	strvec_pushf(&cmd->argv, "--ntasks=%zu", hosts.nr);
-	strvec_pushf(&cmd->argv, "--nodes=%u", count_distinct(&hosts));
+	strvec_pushf(&cmd->argv, "--ntasks=%u", o->ranks);
+	strvec_pushf(&cmd->argv, "--nodes=%u", nodes);
 	/* Exact placement: rank i runs on line i of SLURM_HOSTFILE. */
 	strvec_push(&cmd->argv, "--distribution=arbitrary");
 	strvec_push(&cmd->argv, "--kill-on-bad-exit=1");
@@ -447,7 +483,8 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 	strvec_push(&cmd->argv, "--multi-prog");
 	strvec_push(&cmd->argv, conf);
 	strvec_pushf(&cmd->env, "SLURM_HOSTFILE=%s", hostfile);
-	push_srun_nodelist(cmd, &hosts);
+	if (push_srun_nodelist(cmd, &hosts))
+		goto out;
 	push_srun_env(o, cmd);
 	ret = 0;
 out:
@@ -621,7 +658,7 @@ int hydra_configfile_ranks(const char *path, unsigned *ranks)
 		s += strspn(s, " ");
 		errno = 0;
 		n = strtoul(s, &end, 10);
-		if (end == s || errno || (*end != ' ' && *end != '\t') || !n || n > 1u << 20) {
+		if (end == s || errno || (*end != ' ' && *end != '\t') || !n || n > LAUNCH_RANKS_MAX) {
 			error("%s:%zu: -n takes a rank count from 1", path, lineno);
 			goto out;
 		}
@@ -631,7 +668,7 @@ int hydra_configfile_ranks(const char *path, unsigned *ranks)
 		error("cannot read %s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (!total || total > 1u << 24) {
+	if (!total || total > LAUNCH_RANKS_MAX) {
 		error("%s: %s", path, total ? "too many ranks" : "no ranks in it");
 		goto out;
 	}
@@ -700,25 +737,77 @@ out:
 /* Every host rank of a machine running one program, no layout files: the
  * host-only launches of `sweetspot baseline`. hosts: the node names, ppn
  * ranks on each, in rank order. */
+/* The hosts file of a host-only launch: Open MPI's "host slots=N" or
+ * hydra's "host:N", one line per host. */
+struct hosts_file {
+	enum launcher l;
+	const struct strvec *hosts;
+	unsigned ppn;
+};
+
+static int write_hosts_file(void *ctx, FILE *f)
+{
+	const struct hosts_file *h = ctx;
+
+	for (size_t i = 0; i < h->hosts->nr; i++)
+		fprintf(f, h->l == LAUNCHER_HYDRA ? "%s:%u\n" : "%s slots=%u\n", h->hosts->v[i], h->ppn);
+	return 0;
+}
+
+/* mpirun's --host and hydra's -hosts: "h:ppn,..." on the line, or, when
+ * that is over what Linux passes in one argument (neither reads Slurm's
+ * ranges), the hosts file o->dir/hosts (written when o->check_files: the
+ * launch folder exists then) given with --hostfile / -f. */
+static int push_host_list(enum launcher l, const struct launch_opts *o, const struct strvec *hosts,
+			  unsigned ppn, struct launch_cmd *cmd)
+{
+	struct hosts_file h = { l, hosts, ppn };
+	size_t len = 0, cap = 64;
+	char *list = xmalloc(cap), *path;
+	int ret = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < hosts->nr && len < LAUNCH_ARG_MAX; i++) {
+		size_t need = strlen(hosts->v[i]) + 16;
+
+		if (len + need > cap) {
+			cap = 2 * (len + need);
+			list = xrealloc(list, cap);
+		}
+		len += (size_t)sprintf(list + len, "%s%s:%u", i ? "," : "", hosts->v[i], ppn);
+	}
+	if (len < LAUNCH_ARG_MAX) {
+		strvec_push(&cmd->argv, l == LAUNCHER_HYDRA ? "-hosts" : "--host");
+		strvec_push(&cmd->argv, list);
+		free(list);
+		return 0;
+	}
+	free(list);
+	if (!o->dir || !*o->dir)
+		return error("%zu hosts do not fit on %s's line and no folder was given for "
+			     "their file", hosts->nr, launcher_name(l));
+	path = xasprintf("%s/hosts", o->dir);
+	if (o->check_files)
+		ret = files_write_atomic(path, write_hosts_file, &h);
+	strvec_push(&cmd->argv, l == LAUNCHER_HYDRA ? "-f" : "--hostfile");
+	strvec_push(&cmd->argv, path);
+	free(path);
+	return ret;
+}
+
+/* Every host rank of a machine running one program, no layout files: the
+ * host-only launches of `sweetspot baseline`. hosts: the node names, ppn
+ * ranks on each, in rank order. */
 int launch_argv_hosts(enum launcher l, const struct launch_opts *o, const struct strvec *hosts,
 		      unsigned ppn, const struct strvec *program, struct launch_cmd *cmd)
 {
-	struct strvec ranks = STRVEC_INIT;
-	char *list = xstrdup(""), *nodelist;
+	char *nodelist;
 	unsigned n = (unsigned)hosts->nr * ppn;
 
 	if (!hosts->nr || !ppn || !program || !program->nr)
 		return error("a host-only launch needs hosts, ranks per host and a program");
 	if (launch_check_assignments(o->env, "environment entry"))
 		return -1;
-	for (size_t i = 0; i < hosts->nr; i++) {
-		char *t = xasprintf("%s%s%s:%u", list, i ? "," : "", hosts->v[i], ppn);
-
-		free(list);
-		list = t;
-		for (unsigned k = 0; k < ppn; k++)
-			strvec_push(&ranks, hosts->v[i]);
-	}
 	push_program(o, cmd, l);
 	switch (l) {
 	case LAUNCHER_SRUN:
@@ -727,30 +816,29 @@ int launch_argv_hosts(enum launcher l, const struct launch_opts *o, const struct
 		strvec_pushf(&cmd->argv, "--ntasks=%u", n);
 		strvec_pushf(&cmd->argv, "--ntasks-per-node=%u", ppn);
 		/* The step on exactly these nodes, and told so (the PMIx fix). */
-		nodelist = slurm_step_nodelist(&ranks);
+		nodelist = slurm_step_nodelist(hosts);
 		strvec_pushf(&cmd->argv, "--nodelist=%s", nodelist);
 		free(nodelist);
-		push_srun_nodelist(cmd, &ranks);
+		if (push_srun_nodelist(cmd, hosts))
+			return -1;
 		push_srun_env(o, cmd);
 		break;
 	case LAUNCHER_HYDRA:
 		push_hydra_env(o, cmd);
-		strvec_push(&cmd->argv, "-hosts");
-		strvec_push(&cmd->argv, list);
+		if (push_host_list(l, o, hosts, ppn, cmd))
+			return -1;
 		strvec_push(&cmd->argv, "-n");
 		strvec_pushf(&cmd->argv, "%u", n);
 		break;
 	default:
 		push_mpirun_options(o, cmd);
-		strvec_push(&cmd->argv, "--host");
-		strvec_push(&cmd->argv, list);
+		if (push_host_list(l, o, hosts, ppn, cmd))
+			return -1;
 		strvec_push(&cmd->argv, "-np");
 		strvec_pushf(&cmd->argv, "%u", n);
 		break;
 	}
 	strvec_pushv(&cmd->argv, (const char *const *)program->v);
-	strvec_clear(&ranks);
-	free(list);
 	return 0;
 }
 

@@ -7,7 +7,8 @@
  *   srun [EXTRA] --mpi=pmix --ntasks=N --nodes=NODES --distribution=arbitrary
  *        --kill-on-bad-exit=1 [--time=MIN] --multi-prog DIR/multi-prog.conf
  *        (with SLURM_HOSTFILE=DIR/slurm.hostfile, and SLURM_JOB_NODELIST and
- *        SLURM_NODELIST set to the step's nodes: see slurm_step_nodelist())
+ *        SLURM_NODELIST set to the step's nodes in Slurm's ranged form:
+ *        see slurm_step_nodelist())
  *   mpirun [EXTRA] [--allow-run-as-root] [--oversubscribe] [--timeout S]
  *        [--mca K V]... [-x NAME]... --hostfile DIR/hostfile
  *        [--rankfile DIR/rankfile] --app DIR/appfile  (with NAME=value)
@@ -25,6 +26,13 @@
 #define SWEETSPOT_LAUNCH_ARGV_H
 
 #include "strvec.h"
+
+/* Linux's MAX_ARG_STRLEN: the longest argument or "NAME=value" that
+ * execve() takes (32 pages); one byte more and it fails with E2BIG. */
+#define LAUNCH_ARG_MAX 131072
+/* Ranks of one launch that a file read here may hold (2^24; Fugaku with
+ * a DPU worker per 12 cores is 8.3M). */
+#define LAUNCH_RANKS_MAX (1u << 24)
 
 enum launcher {
 	LAUNCHER_SRUN,
@@ -56,7 +64,8 @@ struct launch_opts {
 					 * folder not written yet: no file is looked at, and
 					 * srun takes hosts, which must then be set */
 	const struct strvec *hosts;	/* srun with check_files 0: each rank's host, in
-					 * rank order (slurm.hostfile's lines to be) */
+					 * rank order (slurm.hostfile's lines to be); a run
+					 * of ranks on one host may be given once */
 };
 
 #define LAUNCH_OPTS_INIT { NULL, 0, 0, 0, NULL, NULL, 0, NULL, -1, NULL, NULL, 0, 0, 1, NULL }
@@ -98,8 +107,11 @@ int launch_argv_hydra(const struct launch_opts *o, struct launch_cmd *cmd);
  * (the host-only launches of `sweetspot baseline`): ppn ranks on each of
  * hosts, in rank order; program is the argv of every rank. srun: --nodes,
  * --ntasks, --ntasks-per-node, --nodelist (and the step's node list, the
- * PMIx fix); mpirun: --host h:ppn,... -np N; hydra: -hosts h:ppn,... -n N.
- * Uses o->env, o->extra, o->root, o->oversubscribe; not o->dir. */
+ * PMIx fix; both in Slurm's ranged form); mpirun: --host h:ppn,... -np N;
+ * hydra: -hosts h:ppn,... -n N. Neither of those reads ranges: a list
+ * longer than LAUNCH_ARG_MAX goes in o->dir/hosts instead ("h slots=N" /
+ * "h:N" lines, written there when o->check_files), named by --hostfile /
+ * -f. Uses o->env, o->extra, o->root, o->oversubscribe, o->dir. */
 int launch_argv_hosts(enum launcher l, const struct launch_opts *o, const struct strvec *hosts,
 		      unsigned ppn, const struct strvec *program, struct launch_cmd *cmd);
 int launch_argv(enum launcher l, const struct launch_opts *o, struct launch_cmd *cmd);
@@ -139,18 +151,25 @@ int hydra_configfile_ranks(const char *path, unsigned *ranks);
  * '#' comments skipped): the ranks it holds and how many distinct hosts.
  * Returns 0, or -1 after error() with file:line for a bad line. */
 int slurm_hostfile_count(const char *path, unsigned *ranks, unsigned *hosts);
-/* The same file's hosts, one per rank in rank order, appended to hosts. */
-int slurm_hostfile_hosts(const char *path, struct strvec *hosts);
+/* The same file's hosts in rank order, appended to hosts, a run of lines
+ * naming one host once (8.3M ranks make 320,000 strings); its ranks in
+ * *ranks (at most LAUNCH_RANKS_MAX). */
+int slurm_hostfile_hosts(const char *path, struct strvec *hosts, unsigned *ranks);
 
 /* Slurm's order of two host names, the order of `scontrol show
  * hostlistsorted` (prefix in natural order, then the number it ends with):
  * < 0, 0 (same name) or > 0. */
 int slurm_host_cmp(const char *a, const char *b);
-/* The distinct names of hosts, once each, in that order, comma-separated:
- * what srun --mpi=pmix needs as SLURM_JOB_NODELIST and SLURM_NODELIST for
- * a step on those nodes (Slurm 22.05's mpi/pmix plugin numbers nodes by
- * the job's list but routes by the step's; tests/testbed/slurm-pmix-bug.md).
- * "" for no hosts. The caller frees it. */
+/* The distinct names of hosts, once each, in that order, as a Slurm
+ * hostlist that expands to them in that order (hostlist_compress(): Slurm
+ * does not sort a list it reads): what srun --mpi=pmix needs as
+ * SLURM_JOB_NODELIST and SLURM_NODELIST for a step on those nodes (Slurm
+ * 22.05's mpi/pmix plugin numbers nodes by the job's list but routes by
+ * the step's; tests/testbed/slurm-pmix-bug.md). Names with text after
+ * their number ("n1-bf") are listed one by one, as every Slurm reads
+ * them, unless that is longer than LAUNCH_ARG_MAX; then they are ranged
+ * too ("n[1-100000]-bf", which Slurm reads from 23.11 on). "" for no
+ * hosts. The caller frees it. */
 char *slurm_step_nodelist(const struct strvec *hosts);
 
 /* Step limit for srun, in whole minutes: Slurm counts time in minutes and

@@ -49,7 +49,7 @@ check_placement() {
 }
 
 "$DRIVE" srun "$LAY" 60 "$TMP/srun.log" >"$TMP/drive.out" 2>&1
-like "$TMP/drive.out" "^argv: SLURM_HOSTFILE='$LAY/slurm.hostfile' SLURM_JOB_NODELIST=n1,n2,n1-bf,n2-bf SLURM_NODELIST=n1,n2,n1-bf,n2-bf srun --mpi=pmix --ntasks=6 --nodes=4 --distribution=arbitrary" \
+like "$TMP/drive.out" "^argv: SLURM_HOSTFILE='$LAY/slurm.hostfile' SLURM_JOB_NODELIST='n\[1-2\],n1-bf,n2-bf' SLURM_NODELIST='n\[1-2\],n1-bf,n2-bf' srun --mpi=pmix --ntasks=6 --nodes=4 --distribution=arbitrary" \
 	"the srun argv is built from the layout's files"
 like "$TMP/drive.out" '^status=0 timed_out=0 ' "srun of the MPI program exits 0"
 ok "every rank runs on the node its slurm.hostfile line names" check_placement "$TMP/srun.log"

@@ -54,7 +54,7 @@ if ! grep -q '^status=0 ' "$TMP/fixed.out" && grep -q '^status=[0-9]* timed_out=
 	diag "a fast failure ($(grep '^status=' "$TMP/fixed.out")): once more"
 	fixed
 fi
-like "$TMP/fixed.out" "^argv: SLURM_HOSTFILE=.* SLURM_JOB_NODELIST=n2,n3 SLURM_NODELIST=n2,n3 " \
+like "$TMP/fixed.out" "^argv: SLURM_HOSTFILE=.* SLURM_JOB_NODELIST='n\[2-3\]' SLURM_NODELIST='n\[2-3\]' " \
 	"the srun line names the step's nodes as the job's"
 like "$TMP/fixed.out" '^status=0 timed_out=0 ' \
 	"direct modex forced, a step not at the allocation's start runs"
