@@ -173,20 +173,6 @@ static int parse_bracket(const char *s, size_t len, struct segment *seg,
 	return 0;
 }
 
-/* The idx-th number of a bracket, printed into buf. */
-static void bracket_nth(const struct segment *seg, unsigned long idx, char *buf, size_t len)
-{
-	for (size_t i = 0; i < seg->nr; i++) {
-		unsigned long n = seg->r[i].hi - seg->r[i].lo + 1;
-
-		if (idx < n) {
-			snprintf(buf, len, "%0*lu", seg->r[i].width, seg->r[i].lo + idx);
-			return;
-		}
-		idx -= n;
-	}
-}
-
 static void item_release(struct item *it)
 {
 	for (size_t i = 0; i < it->nseg; i++)
@@ -258,12 +244,30 @@ static int parse_item(const char *item, struct item *it, char *err, size_t errle
 	return 0;
 }
 
+/* v printed at w with at least width digits (zeros in front); returns
+ * the bytes written. */
+static size_t put_number(char *w, unsigned long v, int width)
+{
+	char t[24];
+	size_t k = sizeof(t);
+
+	do
+		t[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (sizeof(t) - k < (size_t)width)
+		t[--k] = '0';
+	memcpy(w, t + k, sizeof(t) - k);
+	return sizeof(t) - k;
+}
+
 /* Appends the names of a parsed item: an odometer over its brackets, the
- * last one turning fastest. */
+ * last one turning fastest, each wheel a range and an offset in it (so
+ * that a bracket of 100,000 ranges costs no more per name than one). */
 static int expand_item(const struct item *it, struct strvec *out, char *err, size_t errlen)
 {
-	unsigned long *idx = xcalloc(it->nseg + 1, sizeof(*idx));
-	char name[HOSTNAME_MAX + 1], num[16];
+	size_t *ri = xcalloc(it->nseg + 1, sizeof(*ri));
+	unsigned long *off = xcalloc(it->nseg + 1, sizeof(*off));
+	char name[HOSTNAME_MAX + 1];
 	int ret = -1;
 
 	for (unsigned long k = 0; k < it->names; k++) {
@@ -273,8 +277,7 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 			const struct segment *s = &it->seg[i];
 
 			if (s->r) {
-				bracket_nth(s, idx[i], num, sizeof(num));
-				w += sprintf(w, "%s", num);
+				w += put_number(w, s->r[ri[i]].lo + off[i], s->r[ri[i]].width);
 			} else {
 				memcpy(w, s->text, s->len);
 				w += s->len;
@@ -285,16 +288,22 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 			goto out;
 		strvec_push(out, name);
 		for (size_t i = it->nseg; i-- > 0;) {
-			if (!it->seg[i].r)
+			const struct segment *s = &it->seg[i];
+
+			if (!s->r)
 				continue;
-			if (++idx[i] < it->seg[i].count)
+			if (s->r[ri[i]].lo + ++off[i] <= s->r[ri[i]].hi)
 				break;
-			idx[i] = 0;
+			off[i] = 0;
+			if (++ri[i] < s->nr)
+				break;
+			ri[i] = 0;
 		}
 	}
 	ret = 0;
 out:
-	free(idx);
+	free(ri);
+	free(off);
 	return ret;
 }
 

@@ -273,25 +273,44 @@ static int cmp_slurm_name(const void *a, const void *b)
 	return slurm_name_cmp(a, b);
 }
 
-/* The distinct names of hosts in Slurm's order, in *n (their count in
+/* The distinct names of hosts in Slurm's order, in *names (their count in
  * *count). A node's ranks are usually neighbours: those runs collapse
- * first, so that the sort sees nodes, not ranks. The caller frees *n. */
+ * first, so that the sort sees nodes, not ranks; a list already in order
+ * (nodes, then their DPUs) is not sorted again. The caller frees *names. */
 static void step_nodes(const struct strvec *hosts, const char ***names, size_t *count)
 {
 	struct slurm_name *n = xcalloc(hosts->nr ? hosts->nr : 1, sizeof(*n));
-	size_t m = 0, k = 0;
+	size_t m = 0, k = 0, i;
 
-	for (size_t i = 0; i < hosts->nr; i++)
+	for (i = 0; i < hosts->nr; i++)
 		if (!i || strcmp(hosts->v[i], hosts->v[i - 1]))
 			slurm_name_split(hosts->v[i], &n[m++]);
-	qsort(n, m, sizeof(*n), cmp_slurm_name);
+	for (i = 1; i < m && slurm_name_cmp(&n[i - 1], &n[i]) <= 0; i++)
+		;
+	if (i < m)
+		qsort(n, m, sizeof(*n), cmp_slurm_name);
 	*names = xcalloc(m ? m : 1, sizeof(**names));
 	/* equal names are neighbours: the order is total on them */
-	for (size_t i = 0; i < m; i++)
+	for (i = 0; i < m; i++)
 		if (!i || strcmp(n[i - 1].name, n[i].name))
 			(*names)[k++] = n[i].name;
 	*count = k;
 	free(n);
+}
+
+/* The Slurm hostlist of names (distinct, in Slurm's order). */
+static char *step_hostlist(const char **names, size_t n)
+{
+	char *list = hostlist_compress(names, n, 0);
+
+	/* The form every Slurm reads when it fits in one variable; a list
+	 * that does not is of DPUs ("n1-bf"), which only Slurm 23.11 on can
+	 * read in ranges, "n[1-100000]-bf". */
+	if (strlen(list) + sizeof("SLURM_JOB_NODELIST=") > LAUNCH_ARG_MAX) {
+		free(list);
+		list = hostlist_compress(names, n, HOSTLIST_SUFFIX);
+	}
+	return list;
 }
 
 char *slurm_step_nodelist(const struct strvec *hosts)
@@ -301,14 +320,7 @@ char *slurm_step_nodelist(const struct strvec *hosts)
 	char *list;
 
 	step_nodes(hosts, &names, &n);
-	list = hostlist_compress(names, n, 0);
-	/* The form every Slurm reads when it fits in one variable; a list
-	 * that does not is of DPUs ("n1-bf"), which only Slurm 23.11 on can
-	 * read in ranges, "n[1-100000]-bf". */
-	if (strlen(list) + sizeof("SLURM_JOB_NODELIST=") > LAUNCH_ARG_MAX) {
-		free(list);
-		list = hostlist_compress(names, n, HOSTLIST_SUFFIX);
-	}
+	list = step_hostlist(names, n);
 	free(names);
 	return list;
 }
@@ -393,36 +405,50 @@ unsigned launch_srun_minutes(unsigned time_limit_s)
 
 /* Each rank's host, in rank order, a run of ranks on one host given once:
  * slurm.hostfile's lines when the files are there to read (they must then
- * agree with o), else o->hosts. Sets *nodes, the distinct hosts. */
-static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct strvec *hosts,
-		      unsigned *nodes)
+ * agree with o), else o->hosts. Sets *nodes, the distinct hosts, and
+ * *list, their Slurm hostlist (the caller frees it). */
+static int srun_hosts(const struct launch_opts *o, const char *hostfile, unsigned *nodes,
+		      char **list)
 {
+	struct strvec hosts = STRVEC_INIT;
+	const char **names = NULL;
 	unsigned ranks = o->ranks;
+	size_t n;
+	int ret = -1;
 
 	if (o->check_files) {
-		if (slurm_hostfile_hosts(hostfile, hosts, &ranks))
-			return -1;
+		if (slurm_hostfile_hosts(hostfile, &hosts, &ranks))
+			goto out;
 	} else if (!o->hosts || !o->hosts->nr) {
-		return error("srun for %s: each rank's host is needed when slurm.hostfile "
-			     "is not read", o->dir);
+		error("srun for %s: each rank's host is needed when slurm.hostfile is not read", o->dir);
+		goto out;
 	} else {
-		for (size_t i = 0; i < o->hosts->nr; i++) {
+		for (size_t i = 0; i < o->hosts->nr; i++)
 			for (const char *p = o->hosts->v[i]; *p; p++)
-				if (!valid_host_char(*p))
-					return error("srun for %s: '%s' is not a host name",
-						     o->dir, o->hosts->v[i]);
-			strvec_push(hosts, o->hosts->v[i]);
-		}
+				if (!valid_host_char(*p)) {
+					error("srun for %s: '%s' is not a host name", o->dir, o->hosts->v[i]);
+					goto out;
+				}
 		hostfile = "the layout";
-		if (hosts->nr > o->ranks)
-			ranks = (unsigned)hosts->nr;
+		if (o->hosts->nr > o->ranks)
+			ranks = (unsigned)o->hosts->nr;
 	}
-	*nodes = count_distinct(hosts);
-	if (ranks != o->ranks)
-		return error("%s holds %u ranks, the layout has %u", hostfile, ranks, o->ranks);
-	if (o->nodes && o->nodes != *nodes)
-		return error("%s names %u hosts, the layout has %u nodes", hostfile, *nodes, o->nodes);
-	return 0;
+	step_nodes(o->check_files ? &hosts : o->hosts, &names, &n);
+	*nodes = (unsigned)n;
+	if (ranks != o->ranks) {
+		error("%s holds %u ranks, the layout has %u", hostfile, ranks, o->ranks);
+		goto out;
+	}
+	if (o->nodes && o->nodes != *nodes) {
+		error("%s names %u hosts, the layout has %u nodes", hostfile, *nodes, o->nodes);
+		goto out;
+	}
+	*list = step_hostlist(names, n);
+	ret = 0;
+out:
+	free(names);
+	strvec_clear(&hosts);
+	return ret;
 }
 
 /* Slurm 22.05's mpi/pmix plugin numbers its slurmstepds by their place in
@@ -433,9 +459,8 @@ static int srun_hosts(const struct launch_opts *o, const char *hostfile, struct 
  * slurmstepd and a rank waits in MPI_Init for ever (see
  * tests/testbed/slurm-pmix-bug.md). Given the step's own nodes, sorted as
  * the step lists them, the two numberings agree. */
-static int push_srun_nodelist(struct launch_cmd *cmd, const struct strvec *hosts)
+static int push_srun_nodelist(struct launch_cmd *cmd, const char *list)
 {
-	char *list = slurm_step_nodelist(hosts);
 	size_t len = strlen(list);
 
 	/* Linux refuses to start a program given a longer variable (E2BIG):
@@ -445,19 +470,16 @@ static int push_srun_nodelist(struct launch_cmd *cmd, const struct strvec *hosts
 		      "(%.40s...): Linux starts no program with a variable over %d bytes; "
 		      "name the nodes with numbers (node[0001-9999]) so that it ranges",
 		      len, list, LAUNCH_ARG_MAX);
-		free(list);
 		return -1;
 	}
 	strvec_pushf(&cmd->env, "SLURM_JOB_NODELIST=%s", list);
 	strvec_pushf(&cmd->env, "SLURM_NODELIST=%s", list);
-	free(list);
 	return 0;
 }
 
 int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 {
-	char *hostfile = NULL, *conf = NULL;
-	struct strvec hosts = STRVEC_INIT;
+	char *hostfile = NULL, *conf = NULL, *list = NULL;
 	unsigned nodes = 0;
 	int ret = -1;
 
@@ -466,7 +488,7 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 		return -1;
 	hostfile = layout_file(o, "slurm.hostfile");
 	conf = layout_file(o, "multi-prog.conf");
-	if (!hostfile || !conf || srun_hosts(o, hostfile, &hosts, &nodes))
+	if (!hostfile || !conf || srun_hosts(o, hostfile, &nodes, &list))
 		goto out;
 	push_program(o, cmd, LAUNCHER_SRUN);
 	strvec_push(&cmd->argv, "--mpi=pmix");
@@ -483,12 +505,12 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 	strvec_push(&cmd->argv, "--multi-prog");
 	strvec_push(&cmd->argv, conf);
 	strvec_pushf(&cmd->env, "SLURM_HOSTFILE=%s", hostfile);
-	if (push_srun_nodelist(cmd, &hosts))
+	if (push_srun_nodelist(cmd, list))
 		goto out;
 	push_srun_env(o, cmd);
 	ret = 0;
 out:
-	strvec_clear(&hosts);
+	free(list);
 	free(hostfile);
 	free(conf);
 	return ret;
@@ -818,9 +840,11 @@ int launch_argv_hosts(enum launcher l, const struct launch_opts *o, const struct
 		/* The step on exactly these nodes, and told so (the PMIx fix). */
 		nodelist = slurm_step_nodelist(hosts);
 		strvec_pushf(&cmd->argv, "--nodelist=%s", nodelist);
-		free(nodelist);
-		if (push_srun_nodelist(cmd, hosts))
+		if (push_srun_nodelist(cmd, nodelist)) {
+			free(nodelist);
 			return -1;
+		}
+		free(nodelist);
 		push_srun_env(o, cmd);
 		break;
 	case LAUNCHER_HYDRA:

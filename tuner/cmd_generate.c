@@ -18,8 +18,8 @@ enum { OPT_OUTPUT, OPT_LAUNCHER, OPT_LAYOUT, OPT_FORCE, NOPTS };
 
 static const struct cli_option generate_options[NOPTS + 1] = {
 	[OPT_OUTPUT] = { "output", 'o', "DIR", "the folder to create (it must not exist, or be empty)" },
-	[OPT_LAUNCHER] = { "launcher", 0, "NAME", "only the files of this launcher: srun, mpirun,\n"
-			   "mpirun_rsh, hydra or all (default: all)" },
+	[OPT_LAUNCHER] = { "launcher", 0, "NAME", "the files of this launcher: srun, mpirun,\n"
+			   "mpirun_rsh, hydra or all (default: the spec's launcher)" },
 	[OPT_LAYOUT] = { "layout", 0, "ID", "only this layout (see 'sweetspot plan')" },
 	[OPT_FORCE] = { "force", 0, NULL, "replace DIR when it is an earlier output of generate" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
@@ -28,11 +28,12 @@ static const struct cli_option generate_options[NOPTS + 1] = {
 static const struct cli_command generate_cli = {
 	"generate", "SPEC -o DIR [--launcher srun|mpirun|mpirun_rsh|hydra|all]\n[--layout ID] [--force]",
 	"Writes, for every layout of the plan of SPEC, a folder DIR/<layout-id>/ with\n"
-	"the files that launch it: hostfile, appfile and rankfile (Open MPI),\n"
-	"hostfile.mvapich and config (mpirun_rsh), hostfile.hydra and\n"
-	"configfile.hydra (MPICH's mpiexec.hydra), slurm.hostfile and\n"
-	"multi-prog.conf (srun), and commands (each launch command, shell-quoted);\n"
-	"plus DIR/layouts.tsv. On any error nothing at all is written.",
+	"the files that launch it with the spec's launcher (--launcher: another, or\n"
+	"all): hostfile, appfile and rankfile (Open MPI), hostfile.mvapich and\n"
+	"config (mpirun_rsh), hostfile.hydra and configfile.hydra (MPICH's\n"
+	"mpiexec.hydra), slurm.hostfile and multi-prog.conf (srun), and commands\n"
+	"(each launch command, shell-quoted); plus DIR/layouts.tsv. On any error\n"
+	"nothing at all is written.",
 	generate_options,
 	"Exit status: 0 success, 1 failure (nothing written), 2 bad usage or a bad\n"
 	"spec (file:line: message).",
@@ -102,7 +103,7 @@ int cmd_generate(int argc, char **argv)
 {
 	struct spec spec = SPEC_INIT;
 	struct plan plan = PLAN_INIT;
-	struct generate_args a = { NULL, NULL, NULL, GEN_ALL, 0 };
+	struct generate_args a = { NULL, NULL, NULL, 0, 0 };
 	int status = EXIT_USAGE, r;
 
 	r = generate_args(argc, argv, &a);
@@ -110,6 +111,10 @@ int cmd_generate(int argc, char **argv)
 		return cli_status(r);
 	if (spec_load(a.path, &spec) || plan_build(&spec, &plan))
 		goto out;
+	/* What a launch needs by default: the per-rank files of the other
+	 * launchers are hundreds of MB on the largest machines. */
+	if (!a.launchers)
+		a.launchers = GEN_LAUNCHER(spec.launcher);
 	if (a.only) {
 		const struct layout *l = plan_find(&plan, a.only);
 

@@ -9,10 +9,12 @@
 #include "generate.h"
 
 #include "error.h"
+#include "hostlist.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,100 @@ struct gen {
 	const char *final;	/* where they will be: the paths in `commands` */
 	char *args;		/* the kernel arguments, space-separated */
 };
+
+/* Every file is made in a 1 MiB buffer written in blocks: the per-rank
+ * files of Fugaku have 8.3M lines, and one fprintf() per line cost several
+ * times the copy of the file; their names and numbers are made once per
+ * node, or counted up in place. */
+struct obuf {
+	FILE *f;
+	size_t len;
+	char buf[1 << 20];
+};
+
+static void ob_flush(struct obuf *o)
+{
+	fwrite(o->buf, 1, o->len, o->f);
+	o->len = 0;
+}
+
+static void ob_put(struct obuf *o, const char *s, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		ob_flush(o);
+	if (n > sizeof(o->buf)) {
+		fwrite(s, 1, n, o->f);
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+/* ob_printf() for the lines made once per node (320,000 on Fugaku): only
+ * %s and %u, copied without vsnprintf()'s cost. */
+static void ob_line(struct obuf *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (const char *p = fmt; *p;) {
+		const char *pct = strchr(p, '%');
+		size_t lit = pct ? (size_t)(pct - p) : strlen(p);
+		char num[16];
+		int k = (int)sizeof(num);
+		unsigned v;
+
+		ob_put(o, p, lit);
+		if (!pct)
+			break;
+		if (pct[1] == 's') {
+			const char *str = va_arg(ap, const char *);
+
+			ob_put(o, str, strlen(str));
+		} else {
+			v = va_arg(ap, unsigned);
+			do
+				num[--k] = (char)('0' + v % 10);
+			while (v /= 10);
+			ob_put(o, num + k, sizeof(num) - (size_t)k);
+		}
+		p = pct + 2;
+	}
+	va_end(ap);
+}
+
+/* A room of n bytes at the end of the buffer (n at most its size). */
+static char *ob_room(struct obuf *o, size_t n)
+{
+	if (o->len + n > sizeof(o->buf))
+		ob_flush(o);
+	return o->buf + o->len;
+}
+
+static void ob_printf(struct obuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void ob_printf(struct obuf *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(o->buf) - o->len) {
+		o->len += (size_t)n;
+		return;
+	}
+	/* It did not fit: flush, then once more into the empty buffer, or
+	 * straight to the file when it is longer than that. */
+	ob_flush(o);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < sizeof(o->buf))
+		o->len = (size_t)vsnprintf(o->buf, sizeof(o->buf), fmt, ap);
+	else
+		vfprintf(o->f, fmt, ap);
+	va_end(ap);
+}
 
 static char *abs_path(const char *p)
 {
@@ -116,125 +212,201 @@ static unsigned node_slots(const struct gen *g, unsigned node)
 	return g->l->ppn + (g->l->placement == PLACEMENT_ONLOAD ? layout_workers_on(g->l, node) : 0);
 }
 
-static void write_hostfile(const struct gen *g, FILE *f)
+static void write_hostfile(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	fprintf(f, "# Open MPI hostfile of layout %s: %u host ranks, %u workers\n", l->id,
+	ob_printf(o, "# Open MPI hostfile of layout %s: %u host ranks, %u workers\n", l->id,
 		l->hosts, l->workers);
 	for (unsigned i = 0; i < l->nodes; i++)
-		fprintf(f, "%s slots=%u\n", g->s->nodes.v[i], node_slots(g, i));
+		ob_line(o, "%s slots=%u\n", g->s->nodes.v[i], node_slots(g, i));
 	for (unsigned i = 0; l->placement == PLACEMENT_DPU && i < wn; i++)
-		fprintf(f, "%s slots=%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
+		ob_line(o, "%s slots=%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
 }
 
-static void write_appfile(const struct gen *g, FILE *f)
+static void write_appfile(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	fprintf(f, "# Open MPI appfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+	ob_printf(o, "# Open MPI appfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
 		"# mpirun --hostfile hostfile --app appfile\n"
 		"# One context per node: a single context with a host list would let\n"
 		"# mpirun fill a node's free slots with ranks the plan puts elsewhere.\n",
 		l->id, l->hosts, l->workers, layout_ranks(l));
 	for (unsigned i = 0; i < l->nodes; i++)
-		fprintf(f, "-np %u --host %s:%u %s %s\n", l->ppn, g->s->nodes.v[i], node_slots(g, i),
+		ob_line(o, "-np %u --host %s:%u %s %s\n", l->ppn, g->s->nodes.v[i], node_slots(g, i),
 			g->s->host_bin, g->args);
 	for (unsigned i = 0; i < wn; i++)
-		fprintf(f, "-np %u --host %s:%u %s %s\n", layout_workers_on(l, i), worker_host(g, i),
+		ob_line(o, "-np %u --host %s:%u %s %s\n", layout_workers_on(l, i), worker_host(g, i),
 			l->placement == PLACEMENT_DPU ? layout_workers_on(l, i) : node_slots(g, i),
 			spec_worker_bin(g->s, l->placement), g->args);
 }
 
-static void write_rankfile(const struct gen *g, FILE *f)
+/* v in decimal at w (no NUL); returns its digits. */
+static size_t put_uint(char *w, unsigned v)
 {
-	const struct layout *l = g->l;
+	char t[16];
+	size_t k = sizeof(t);
 
-	for (unsigned r = 0; r < l->hosts; r++)
-		fprintf(f, "rank %u=%s slot=%u\n", r, g->s->nodes.v[r / l->ppn], r % l->ppn);
-	for (unsigned k = 0; k < l->workers; k++) {
-		unsigned node = k / l->wpn, idx = k % l->wpn;
+	do
+		t[--k] = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(w, t + k, sizeof(t) - k);
+	return sizeof(t) - k;
+}
 
-		fprintf(f, "rank %u=%s slot=%u\n", l->hosts + k, worker_host(g, node),
-			l->placement == PLACEMENT_ONLOAD ? l->ppn + idx : idx);
+/* Counts the decimal number d[0..len) up by one in place; 1 when it
+ * needs another digit (all nines), and is then left as it was. Nine
+ * times in ten only its last digit changes. */
+static inline int digits_inc(char *d, size_t len)
+{
+	size_t i = len;
+
+	if (len && d[len - 1] != '9') {
+		d[len - 1]++;
+		return 0;
+	}
+	while (i > 0 && d[i - 1] == '9')
+		i--;
+	if (!i)
+		return 1;
+	d[i - 1]++;
+	for (; i < len; i++)
+		d[i] = '0';
+	return 0;
+}
+
+/* "rank R=host slot=S\n" for n ranks from *rank on host, slots from slot
+ * on. The first line, and one whose number gains a digit, is made whole;
+ * the others are the line before with its two numbers counted up. */
+static void rank_lines(struct obuf *o, unsigned *rank, const char *host, unsigned n, unsigned slot)
+{
+	char line[HOSTNAME_MAX + 64];
+	size_t len = 0, rl = 0, s0 = 0, sl = 0, hl = strlen(host);
+
+	for (unsigned i = 0; i < n; i++, ++*rank, slot++) {
+		if (!i || digits_inc(line + 5, rl) || digits_inc(line + s0, sl)) {
+			memcpy(line, "rank ", 5);
+			rl = put_uint(line + 5, *rank);
+			line[5 + rl] = '=';
+			memcpy(line + 6 + rl, host, hl);
+			memcpy(line + 6 + rl + hl, " slot=", 6);
+			s0 = 12 + rl + hl;
+			sl = put_uint(line + s0, slot);
+			line[s0 + sl] = '\n';
+			len = s0 + sl + 1;
+		}
+		memcpy(ob_room(o, len), line, len);
+		o->len += len;
 	}
 }
 
-static void write_hostfile_mvapich(const struct gen *g, FILE *f)
+static void write_rankfile(const struct gen *g, struct obuf *o)
+{
+	const struct layout *l = g->l;
+	unsigned r = 0;
+
+	for (unsigned i = 0; i < l->nodes; i++)
+		rank_lines(o, &r, g->s->nodes.v[i], l->ppn, 0);
+	for (unsigned i = 0; i < layout_worker_nodes(l); i++)
+		rank_lines(o, &r, worker_host(g, i), layout_workers_on(l, i),
+			   l->placement == PLACEMENT_ONLOAD ? l->ppn : 0);
+}
+
+static void write_hostfile_mvapich(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
 	for (unsigned i = 0; i < l->nodes; i++)
-		fprintf(f, "%s:%u\n", g->s->nodes.v[i], l->ppn);
+		ob_line(o, "%s:%u\n", g->s->nodes.v[i], l->ppn);
 	for (unsigned i = 0; i < wn; i++)
-		fprintf(f, "%s:%u\n", worker_host(g, i), layout_workers_on(l, i));
+		ob_line(o, "%s:%u\n", worker_host(g, i), layout_workers_on(l, i));
 }
 
-static void write_config(const struct gen *g, FILE *f)
+static void write_config(const struct gen *g, struct obuf *o)
 {
-	fprintf(f, "-n %u : %s %s\n", g->l->hosts, g->s->host_bin, g->args);
-	fprintf(f, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement), g->args);
+	ob_printf(o, "-n %u : %s %s\n", g->l->hosts, g->s->host_bin, g->args);
+	ob_printf(o, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement), g->args);
 }
 
 /* Each host once, with the ranks it holds: onload nodes hold their
  * workers too, as in the Open MPI hostfile. */
-static void write_hostfile_hydra(const struct gen *g, FILE *f)
+static void write_hostfile_hydra(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	fprintf(f, "# MPICH hydra hostfile (mpiexec.hydra -f) of layout %s\n", l->id);
+	ob_printf(o, "# MPICH hydra hostfile (mpiexec.hydra -f) of layout %s\n", l->id);
 	for (unsigned i = 0; i < l->nodes; i++)
-		fprintf(f, "%s:%u\n", g->s->nodes.v[i], node_slots(g, i));
+		ob_line(o, "%s:%u\n", g->s->nodes.v[i], node_slots(g, i));
 	for (unsigned i = 0; l->placement == PLACEMENT_DPU && i < wn; i++)
-		fprintf(f, "%s:%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
+		ob_line(o, "%s:%u\n", g->s->dpus.v[i], layout_workers_on(l, i));
 }
 
 /* hydra numbers ranks in the order of the lines, and -host keeps a line's
  * ranks on that host: the host ranks node by node, then the workers. */
-static void write_configfile_hydra(const struct gen *g, FILE *f)
+static void write_configfile_hydra(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	fprintf(f, "# MPICH hydra configfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+	ob_printf(o, "# MPICH hydra configfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
 		"# mpiexec.hydra -f hostfile.hydra -configfile configfile.hydra\n",
 		l->id, l->hosts, l->workers, layout_ranks(l));
 	for (unsigned i = 0; i < l->nodes; i++)
-		fprintf(f, "-n %u -host %s %s %s\n", l->ppn, g->s->nodes.v[i], g->s->host_bin, g->args);
+		ob_line(o, "-n %u -host %s %s %s\n", l->ppn, g->s->nodes.v[i], g->s->host_bin, g->args);
 	for (unsigned i = 0; i < wn; i++)
-		fprintf(f, "-n %u -host %s %s %s\n", layout_workers_on(l, i), worker_host(g, i),
+		ob_line(o, "-n %u -host %s %s %s\n", layout_workers_on(l, i), worker_host(g, i),
 			spec_worker_bin(g->s, l->placement), g->args);
 }
 
-static void write_slurm_hostfile(const struct gen *g, FILE *f)
+/* n lines "host\n": a block of them made once, copied as often as needed. */
+static void host_lines(struct obuf *o, const char *host, unsigned n)
 {
-	for (unsigned r = 0; r < layout_ranks(g->l); r++)
-		fprintf(f, "%s\n", layout_rank_host(g->s, g->l, r));
+	char block[4096];
+	size_t len = strlen(host) + 1, per = sizeof(block) / len, k;
+
+	for (k = 0; k < per && k < n; k++) {
+		memcpy(block + k * len, host, len - 1);
+		block[k * len + len - 1] = '\n';
+	}
+	for (; n >= per; n -= (unsigned)per)
+		ob_put(o, block, per * len);
+	ob_put(o, block, n * len);
 }
 
-static void task_range(FILE *f, unsigned lo, unsigned hi)
-{
-	if (lo == hi)
-		fprintf(f, "%u", lo);
-	else
-		fprintf(f, "%u-%u", lo, hi);
-}
-
-static void write_multiprog(const struct gen *g, FILE *f)
+static void write_slurm_hostfile(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 
-	fprintf(f, "# srun --multi-prog of layout %s, with SLURM_HOSTFILE=slurm.hostfile and\n"
+	for (unsigned i = 0; i < l->nodes; i++)
+		host_lines(o, g->s->nodes.v[i], l->ppn);
+	for (unsigned i = 0; i < layout_worker_nodes(l); i++)
+		host_lines(o, worker_host(g, i), layout_workers_on(l, i));
+}
+
+static void task_range(struct obuf *o, unsigned lo, unsigned hi)
+{
+	if (lo == hi)
+		ob_printf(o, "%u", lo);
+	else
+		ob_printf(o, "%u-%u", lo, hi);
+}
+
+static void write_multiprog(const struct gen *g, struct obuf *o)
+{
+	const struct layout *l = g->l;
+
+	ob_printf(o, "# srun --multi-prog of layout %s, with SLURM_HOSTFILE=slurm.hostfile and\n"
 		"# --distribution=arbitrary. The kernel knows its role from its rank, so no\n"
 		"# worker index (%%o) is passed.\n", l->id);
-	task_range(f, 0, l->hosts - 1);
-	fprintf(f, " %s %s\n", g->s->host_bin, g->args);
-	task_range(f, l->hosts, layout_ranks(l) - 1);
-	fprintf(f, " %s %s\n", spec_worker_bin(g->s, l->placement), g->args);
+	task_range(o, 0, l->hosts - 1);
+	ob_printf(o, " %s %s\n", g->s->host_bin, g->args);
+	task_range(o, l->hosts, layout_ranks(l) - 1);
+	ob_printf(o, " %s %s\n", spec_worker_bin(g->s, l->placement), g->args);
 }
 
 void generate_launch_opts(const struct spec *s, const struct layout *l, const char *dir,
@@ -287,10 +459,13 @@ static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 			continue;
 		generate_launch_opts(g->s, g->l, g->final, k->launcher, &o);
 		o.rankfile = k->rankfile;
-		/* srun's line names the step's nodes (slurm.hostfile's, to be). */
+		/* srun's line names the step's nodes (slurm.hostfile's, to be):
+		 * each node's run of ranks once. */
 		if (k->launcher == LAUNCHER_SRUN) {
-			for (unsigned r = 0; r < layout_ranks(g->l); r++)
-				strvec_push(&hosts, layout_rank_host(g->s, g->l, r));
+			for (unsigned i = 0; i < g->l->nodes; i++)
+				strvec_push(&hosts, g->s->nodes.v[i]);
+			for (unsigned i = 0; i < layout_worker_nodes(g->l); i++)
+				strvec_push(&hosts, worker_host(g, i));
 			o.hosts = &hosts;
 		}
 		rc = launch_argv(k->launcher, &o, &cmd);
@@ -310,7 +485,7 @@ static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 struct writer {
 	const char *name;
 	unsigned launchers;	/* written when one of these is chosen */
-	void (*fn)(const struct gen *g, FILE *f);
+	void (*fn)(const struct gen *g, struct obuf *o);
 };
 
 static const struct writer writers[] = {
@@ -333,6 +508,7 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 {
 	struct strvec args = STRVEC_INIT;
 	struct gen g = { s, l, dir, final, NULL };
+	struct obuf *o = NULL;
 	char *path;
 	FILE *f;
 	int ret = -1;
@@ -362,7 +538,12 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 			continue;
 		if (!(f = gen_open(&g, w->name, &path)))
 			goto out;
-		w->fn(&g, f);
+		if (!o)
+			o = xmalloc(sizeof(*o));
+		o->f = f;
+		o->len = 0;
+		w->fn(&g, o);
+		ob_flush(o);
 		if (gen_close(f, path))
 			goto out;
 	}
@@ -377,6 +558,7 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 		goto out;
 	ret = 0;
 out:
+	free(o);
 	free(g.args);
 	strvec_clear(&args);
 	return ret;

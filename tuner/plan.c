@@ -337,15 +337,20 @@ unsigned layout_host_count(const struct spec *s, const struct layout *l)
 	unsigned n = 0;
 
 	/* Names are distinct per node index (host names, then DPU names): a
-	 * bitmap of indices counts them in one pass, for any number of ranks. */
-	for (unsigned r = 0; r < layout_ranks(l); r++) {
-		unsigned node = layout_rank_node(l, r);
+	 * bitmap of indices counts them in one pass over the nodes (a node's
+	 * ranks are neighbours: 8.3M ranks are 320,000 steps). */
+	for (unsigned long long r = 0; r < layout_ranks(l);) {
+		unsigned node = layout_rank_node(l, (unsigned)r);
 		size_t k = (r < l->hosts || l->placement == PLACEMENT_ONLOAD ? 0 : nn) + node;
 
 		if (node < nn && !seen[k]) {
 			seen[k] = 1;
 			n++;
 		}
+		if (r < l->hosts)
+			r = (node + 1ULL) * l->ppn < l->hosts ? (node + 1ULL) * l->ppn : l->hosts;
+		else
+			r = l->hosts + (node + 1ULL) * l->wpn;
 	}
 	free(seen);
 	return n;

@@ -340,7 +340,8 @@ static int prepare(const struct runner *r, const struct runner_job *job, const c
 	pp->log_path = xasprintf("%s/log", dir);
 	if (files_remove_tree(dir) || files_mkdir_parents(dir))
 		return -1;
-	if (job->layout ? generate_layout(r->spec, job->layout, dir) : files_mkdir_p(dir))
+	if (job->layout ? generate_layout_for(r->spec, job->layout, dir, GEN_LAUNCHER(r->launcher)) :
+			  files_mkdir_p(dir))
 		return -1;
 	if (build_cmd(r, job, dir, 1, &pp->cmd))
 		return -1;

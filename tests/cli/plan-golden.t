@@ -9,7 +9,7 @@ plan 25
 files="hostfile appfile rankfile hostfile.mvapich config slurm.hostfile multi-prog.conf commands"
 for name in figure2 dpubench; do
 	out=$TMP/$name
-	exits_with 0 "generate $name" sweetspot generate "$ROOT/tests/data/specs/$name.cfg" -o "$out"
+	exits_with 0 "generate $name" sweetspot generate "$ROOT/tests/data/specs/$name.cfg" -o "$out" --launcher all
 	id=$(awk -F'\t' 'NR == 2 { print $1 }' "$out/layouts.tsv")
 	for f in $files; do
 		sed "s|$out|DIR|g" "$out/$id/$f" >"$TMP/got"
@@ -28,7 +28,7 @@ like "$d/config" '^-n 64 : /tmp/x86/sweetspot-kernel -w 16 -m 1048576( |$)' "con
 like "$d/config" '^-n 16 : /tmp/arm/sweetspot-kernel -w 16 -m 1048576( |$)' "config: -n 16 : <dpu bin> -w 16 -m 1048576"
 
 # srun's view of every layout of the paper's sweep.
-exits_with 0 "generate the paper's sweep" sweetspot generate "$ROOT/profiles/paper.cfg" -o "$TMP/paper"
+exits_with 0 "generate the paper's sweep" sweetspot generate "$ROOT/profiles/paper.cfg" -o "$TMP/paper" --launcher all
 bad=0
 while IFS='	' read -r id nodes ppn hosts workers wpn placement ranks points dir; do
 	[ "$id" = id ] && continue

@@ -85,7 +85,7 @@ placed() {
 
 # DPU placement, uneven: 2 nodes x 2 PPN, 3 workers at 2 per DPU.
 spec dpu "$P[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$TMP/probe"
-exits_with 0 "generate the DPU layout" sweetspot generate "$TMP/dpu.cfg" -o "$TMP/dpu"
+exits_with 0 "generate the DPU layout" sweetspot generate "$TMP/dpu.cfg" -o "$TMP/dpu" --launcher all
 d=$TMP/dpu/n2-ppn2-w3-wpn2-dpu
 is "$(tr '\n' ' ' <"$d/slurm.hostfile")" "${P}01 ${P}01 ${P}02 ${P}02 ${P}01-bf ${P}01-bf ${P}02-bf " "the plan"
 fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out"
@@ -94,7 +94,7 @@ ok "every rank where the plan puts it (DPU)" placed "$d"
 
 # Onload: 2 nodes x 2 PPN, 2 workers, 1 per node, on the nodes themselves.
 spec onl "$P[01-02]" 2 'onload = { cores = 1; };' onload 1 2 "$TMP/probe"
-exits_with 0 "generate the onload layout" sweetspot generate "$TMP/onl.cfg" -o "$TMP/onl"
+exits_with 0 "generate the onload layout" sweetspot generate "$TMP/onl.cfg" -o "$TMP/onl" --launcher all
 d=$TMP/onl/n2-ppn2-w2-wpn1-onload
 fake --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/probe.out"
 is "$?" 0 "mpirun runs the onload files"
@@ -104,7 +104,7 @@ ok "every rank where the plan puts it (onload: hosts first, then workers)" place
 # node: slots 0 and 1, which two cores hold).
 if [ "$(nproc)" -ge 2 ]; then
 	spec pin "$P[01-02]" 1 'onload = { cores = 1; };' onload 1 1 "$TMP/probe"
-	sweetspot generate "$TMP/pin.cfg" -o "$TMP/pin" >/dev/null
+	sweetspot generate "$TMP/pin.cfg" -o "$TMP/pin" --launcher all >/dev/null
 	d=$TMP/pin/n2-ppn1-w1-wpn1-onload
 	fake --hostfile "$d/hostfile" --rankfile "$d/rankfile" --app "$d/appfile" --report-bindings \
 		>"$TMP/probe.out"
@@ -118,7 +118,7 @@ fi
 # The kernel itself: its rank_hosts must be the plan's.
 if [ -x "$BIN/sweetspot-kernel" ]; then
 	spec kern "$P[01-02]" 2 'dpu = { suffix = "-bf"; cores = 2; };' dpu 2 3 "$BIN/sweetspot-kernel"
-	sweetspot generate "$TMP/kern.cfg" -o "$TMP/kern" >/dev/null
+	sweetspot generate "$TMP/kern.cfg" -o "$TMP/kern" --launcher all >/dev/null
 	d=$TMP/kern/n2-ppn2-w3-wpn2-dpu
 	fake --mca osc pt2pt --hostfile "$d/hostfile" --app "$d/appfile" >"$TMP/kernel.out"
 	is "$?" 0 "the kernel runs from the generated files"
