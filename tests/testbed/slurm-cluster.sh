@@ -7,6 +7,9 @@
 #   slurm-cluster.sh up DIR      start it; waits until every node is idle
 #   slurm-cluster.sh env DIR     print `SLURM_CONF=...; export SLURM_CONF` to eval
 #   slurm-cluster.sh down DIR    stop it: every daemon, step and task it started
+#   slurm-cluster.sh conf DIR    only write DIR/slurm.conf, start nothing (for
+#                                Slurm's commands that read no daemon, such as
+#                                `scontrol show hostnames`)
 #
 # Nodes (partition `debug`, the default; 8 CPUs each, as config_overrides
 # lets slurmd claim more than the machine has):
@@ -28,7 +31,7 @@ set -eu
 . "$(dirname "$0")/../lib/wait.sh"
 
 usage() {
-	echo "usage: slurm-cluster.sh up|down|env DIR" >&2
+	echo "usage: slurm-cluster.sh up|down|env|conf DIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
@@ -145,42 +148,9 @@ free_ports() {
 	return 1
 }
 
-up() {
-	[ "$(id -u)" -eq 0 ] || die "must run as root (slurmd and munged need it)"
-	case $K in [1-9]) ;; *) die "SWEETSPOT_SLURM_NODES must be 1..9" ;; esac
-	for p in munged slurmctld slurmd sinfo srun ss; do
-		command -v "$p" >/dev/null 2>&1 ||
-			die "$p is not installed (run tests/deps.sh)"
-	done
-	[ ! -e "$CONF" ] || die "$DIR already holds a cluster (slurm-cluster.sh down it first)"
-	reap_orphans
-	mkdir -p "$DIR/state" "$DIR/spool" "$DIR/tmp" "$DIR/run" "$DIR/log" || return 1
-
-	# munged insists on a socket folder and key that only munge can reach.
-	md=$(mktemp -d /tmp/sweetspot-munge.XXXXXX) || return 1
-	echo "$md" >"$DIR/munge.dir" || return 1
-	dd if=/dev/urandom of="$md/munge.key" bs=1024 count=1 2>/dev/null
-	chmod 0400 "$md/munge.key"
-	chown -R munge:munge "$md" && chmod 0755 "$md" || return 1
-	env "$MARK" runuser -u munge -- munged --socket="$md/munge.sock" \
-		--key-file="$md/munge.key" --pid-file="$md/munged.pid" \
-		--log-file="$md/munged.log" --seed-file="$md/munged.seed" ||
-		{ cat "$md/munged.log" >&2 2>/dev/null; return 1; }
-
-	port=$(free_ports $((2 * K + 2))) || { echo "no free block of TCP ports" >&2; return 1; }
-	host=$(hostname)
-	cat >"$DIR/taskprolog.sh" <<EOF
-#!/bin/sh
-# What every task of the test cluster starts with (see slurm-cluster.sh).
-echo "export $MARK"
-echo "export OMPI_MCA_btl_tcp_if_include=lo"
-echo "export OMPI_MCA_oob_tcp_if_include=lo"
-if [ "\${SLURM_STEP_NUM_NODES:-1}" -gt 1 ] || [ -n "\${SLURM_HET_SIZE:-}" ]; then
-	[ -n "\${OMPI_MCA_btl:-}" ] || echo "export OMPI_MCA_btl=self,tcp"
-	[ -n "\${OMPI_MCA_osc:-}" ] || echo "export OMPI_MCA_osc=ucx"
-fi
-EOF
-	chmod 0755 "$DIR/taskprolog.sh"
+# Writes $CONF for $K host nodes and their DPUs, munged's socket in $md,
+# the daemons on ports from $port, this machine being $host.
+write_conf() {
 	# Slurm's hostlists cannot say n[1-4]-bf: list the names.
 	hosts=$(seq -s, -f 'n%g' 1 "$K")
 	dpus=$(seq -s, -f 'n%g-bf' 1 "$K")
@@ -220,6 +190,45 @@ NodeName=$hosts NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + 1))-$((port
 NodeName=$dpus NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + K + 1))-$((port + 2 * K)) CPUs=8 Feature=dpu State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+}
+
+up() {
+	[ "$(id -u)" -eq 0 ] || die "must run as root (slurmd and munged need it)"
+	case $K in [1-9]) ;; *) die "SWEETSPOT_SLURM_NODES must be 1..9" ;; esac
+	for p in munged slurmctld slurmd sinfo srun ss; do
+		command -v "$p" >/dev/null 2>&1 ||
+			die "$p is not installed (run tests/deps.sh)"
+	done
+	[ ! -e "$CONF" ] || die "$DIR already holds a cluster (slurm-cluster.sh down it first)"
+	reap_orphans
+	mkdir -p "$DIR/state" "$DIR/spool" "$DIR/tmp" "$DIR/run" "$DIR/log" || return 1
+
+	# munged insists on a socket folder and key that only munge can reach.
+	md=$(mktemp -d /tmp/sweetspot-munge.XXXXXX) || return 1
+	echo "$md" >"$DIR/munge.dir" || return 1
+	dd if=/dev/urandom of="$md/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 0400 "$md/munge.key"
+	chown -R munge:munge "$md" && chmod 0755 "$md" || return 1
+	env "$MARK" runuser -u munge -- munged --socket="$md/munge.sock" \
+		--key-file="$md/munge.key" --pid-file="$md/munged.pid" \
+		--log-file="$md/munged.log" --seed-file="$md/munged.seed" ||
+		{ cat "$md/munged.log" >&2 2>/dev/null; return 1; }
+
+	port=$(free_ports $((2 * K + 2))) || { echo "no free block of TCP ports" >&2; return 1; }
+	host=$(hostname)
+	cat >"$DIR/taskprolog.sh" <<EOF
+#!/bin/sh
+# What every task of the test cluster starts with (see slurm-cluster.sh).
+echo "export $MARK"
+echo "export OMPI_MCA_btl_tcp_if_include=lo"
+echo "export OMPI_MCA_oob_tcp_if_include=lo"
+if [ "\${SLURM_STEP_NUM_NODES:-1}" -gt 1 ] || [ -n "\${SLURM_HET_SIZE:-}" ]; then
+	[ -n "\${OMPI_MCA_btl:-}" ] || echo "export OMPI_MCA_btl=self,tcp"
+	[ -n "\${OMPI_MCA_osc:-}" ] || echo "export OMPI_MCA_osc=ucx"
+fi
+EOF
+	chmod 0755 "$DIR/taskprolog.sh"
+	write_conf
 	for i in $(seq 1 "$K"); do
 		mkdir -p "$DIR/spool/n$i" "$DIR/spool/n$i-bf" "$DIR/tmp/n$i" "$DIR/tmp/n$i-bf"
 	done
@@ -249,6 +258,11 @@ up)
 	;;
 down)
 	down
+	;;
+conf)
+	[ ! -e "$CONF" ] || die "$DIR already holds a slurm.conf"
+	mkdir -p "$DIR" && md=$DIR/munge && port=$(free_ports $((2 * K + 2))) && host=$(hostname) &&
+		write_conf
 	;;
 env)
 	[ -e "$CONF" ] || die "no cluster in $DIR"
