@@ -269,10 +269,15 @@ static int build_layout(const struct runner *r, const struct runner_job *job, co
 	lo.env = &env;
 	lo.check_files = check_files;
 	if (!check_files) {
-		/* Files not written yet: srun takes the step's nodes from the plan. */
+		/* Files not written yet: srun takes the step's nodes from the
+		 * plan, a node's run of ranks once (8.3M ranks, 320,000 runs). */
 		lo.nodes = layout_host_count(s, job->layout);
-		for (unsigned rk = 0; rk < layout_ranks(job->layout); rk++)
-			strvec_push(&hosts, layout_rank_host(s, job->layout, rk));
+		for (unsigned rk = 0; rk < layout_ranks(job->layout); rk++) {
+			const char *h = layout_rank_host(s, job->layout, rk);
+
+			if (!hosts.nr || strcmp(hosts.v[hosts.nr - 1], h))
+				strvec_push(&hosts, h);
+		}
 		lo.hosts = &hosts;
 	}
 	if (s->launcher_args.nr && r->launcher == s->launcher)
