@@ -352,7 +352,8 @@ static long split_items(char *copy, const char *s, char ***items, char *err, siz
 	return n;
 }
 
-int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
+/* hostlist_expand() into out, or (out NULL) only the count of names. */
+static int expand(const char *s, struct strvec *out, size_t *count, char *err, size_t errlen)
 {
 	char *copy = xstrdup(s), **items = NULL;
 	struct item *it = NULL;
@@ -379,9 +380,10 @@ int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
 			goto out;
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; out && i < n; i++)
 		if (expand_item(&it[i], out, err, errlen))
 			goto out;
+	*count = total;
 	ret = 0;
 out:
 	for (i = 0; it && i < n; i++)
@@ -390,6 +392,18 @@ out:
 	free(items);
 	free(copy);
 	return ret;
+}
+
+int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
+{
+	size_t n;
+
+	return expand(s, out, &n, err, errlen);
+}
+
+int hostlist_count(const char *s, size_t *n, char *err, size_t errlen)
+{
+	return expand(s, NULL, n, err, errlen);
 }
 
 /* A name as hostlist_compress() sees it: prefix, number, suffix

@@ -33,6 +33,9 @@
  * name must be a valid host name. Returns 0, or -1 with a sentence in err
  * (out may then hold part of the names; the caller clears it). */
 int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen);
+/* The number of names s expands to, in *n, found without making them
+ * (the same checks but the names' own: 0, or -1 with a sentence in err). */
+int hostlist_count(const char *s, size_t *n, char *err, size_t errlen);
 
 /* Slurm reads at most this many hosts in one LO-HI range and this many
  * ranges in one bracket (MAX_RANGE and MAX_RANGES, 64K each in Slurm

@@ -34,10 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct strvec names = STRVEC_INIT;
 	char err[512];
 	char *s = xmalloc(size + 1);
+	size_t n;
 
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (!hostlist_expand(s, &names, err, sizeof(err))) {
+	/* Names made and compressed up to 65,536 of them, else only counted:
+	 * the round trip does not depend on the size, and a million names
+	 * (HOSTLIST_MAX) under ASan take seconds of the fuzzer's 10. */
+	if (!hostlist_count(s, &n, err, sizeof(err)) && n <= 65536 &&
+	    !hostlist_expand(s, &names, err, sizeof(err))) {
 		round_trip(&names, 0);
 		round_trip(&names, HOSTLIST_SUFFIX);
 	}

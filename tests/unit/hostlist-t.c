@@ -92,6 +92,15 @@ static void limits(void)
 	   "one more is refused, and no name was made");
 	strvec_clear(&v);
 
+	{
+		size_t n = 0;
+
+		ok(hostlist_count("a[1-1024]b[1-1023],c", &n, err, sizeof(err)) == 0 && n == 1047553,
+		   "hostlist_count() counts %zu names without making them", n);
+		ok(hostlist_count("n[1-999999999]", &n, err, sizeof(err)) == -1 && strstr(err, "more than"),
+		   "... and refuses what expand refuses: %s", err);
+	}
+
 	/* 1048577 one-name items. */
 	many = xmalloc(2 * (HOSTLIST_MAX + 1));
 	for (i = 0; i <= HOSTLIST_MAX; i++)
@@ -129,7 +138,7 @@ int main(void)
 	struct strvec v = STRVEC_INIT;
 	char err[256], *c, *big;
 
-	plan(68);
+	plan(70);
 	is_expand("thor[001-003]", "thor001 thor002 thor003");
 	is_expand("n[1-3,7],x", "n1 n2 n3 n7 x");
 	is_expand("n[8-11]", "n8 n9 n10 n11");
