@@ -419,14 +419,19 @@ struct name_parts {
 	int width;		/* zero-padded width, or 0 when not padded */
 };
 
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
 static void split_name(const char *name, unsigned flags, struct name_parts *p)
 {
 	size_t len = strlen(name), end = len, i;
 
-	while (end > 0 && !isdigit((unsigned char)name[end - 1]))
+	while (end > 0 && !is_digit(name[end - 1]))
 		end--;
 	i = end;
-	while (i > 0 && isdigit((unsigned char)name[i - 1]))
+	while (i > 0 && is_digit(name[i - 1]))
 		i--;
 	p->name = name;
 	p->plen = i;

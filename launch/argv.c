@@ -301,16 +301,27 @@ static void step_nodes(const struct strvec *hosts, const char ***names, size_t *
 /* The Slurm hostlist of names (distinct, in Slurm's order). */
 static char *step_hostlist(const char **names, size_t n)
 {
-	char *list = hostlist_compress(names, n, 0);
+	size_t whole = 0;
+	char *list = NULL;
 
 	/* The form every Slurm reads when it fits in one variable; a list
 	 * that does not is of DPUs ("n1-bf"), which only Slurm 23.11 on can
-	 * read in ranges, "n[1-100000]-bf". */
-	if (strlen(list) + sizeof("SLURM_JOB_NODELIST=") > LAUNCH_ARG_MAX) {
-		free(list);
-		list = hostlist_compress(names, n, HOSTLIST_SUFFIX);
+	 * read in ranges, "n[1-100000]-bf". Names that do not end in a digit
+	 * stand whole in the first form: when they alone are too long, it is
+	 * not made at all (Fugaku's 160,000 DPUs). */
+	for (size_t i = 0; i < n && whole < LAUNCH_ARG_MAX; i++) {
+		size_t len = strlen(names[i]);
+
+		if (len && !is_digit(names[i][len - 1]))
+			whole += len + 1;
 	}
-	return list;
+	if (whole < LAUNCH_ARG_MAX) {
+		list = hostlist_compress(names, n, 0);
+		if (strlen(list) + sizeof("SLURM_JOB_NODELIST=") <= LAUNCH_ARG_MAX)
+			return list;
+		free(list);
+	}
+	return hostlist_compress(names, n, HOSTLIST_SUFFIX);
 }
 
 char *slurm_step_nodelist(const struct strvec *hosts)
