@@ -72,16 +72,21 @@ while [ "$r" -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 
-# med NAME FIELD: "median (min-max)" of a column over the rounds.
+# stat NAME FIELD: "median (min-max)" of a column over the rounds.
 stat() {
 	awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$TMP/rows" | sort -g |
 		awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-			printf "%.3f (%.3f-%.3f)", m, v[1], v[NR] }'
+			printf "%.2f (%.2f-%.2f)", m, v[1], v[NR] }'
 }
-# ratio CASE FIELD: generate / copy of each round, "median (min-max)".
+# ratio CASE FIELD: generate / copy of each round, "median (min-max)"; a
+# copy under GNU time's resolution (10 ms) has no ratio.
 ratio() {
+	if awk -v c="$1.copy" -v f="$2" '$1 == c && $f < 0.02 { low = 1 } END { exit !low }' "$TMP/rows"; then
+		printf 'n/a (the copy takes under 20 ms, GNU time counts in 10 ms)'
+		return
+	fi
 	awk -v g="$1.generate" -v c="$1.copy" -v f="$2" '$1 == g { a[++i] = $f } $1 == c { b[++j] = $f }
-		END { for (k = 1; k <= i; k++) print a[k] / (b[k] > 0.001 ? b[k] : 0.001) }' "$TMP/rows" | sort -g |
+		END { for (k = 1; k <= i; k++) print a[k] / b[k] }' "$TMP/rows" | sort -g |
 		awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
 			printf "%.1fx (%.1f-%.1f)", m, v[1], v[NR] }'
 }
