@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
-plan 21
+plan 23
 # rule_alg FILE COLL-ID COMM-SIZE BYTES: the algorithm a classic rules file
 # gives, read as Open MPI 4.1 reads it: the last communicator-size block at
 # or below COMM-SIZE, in it the last rule at or below BYTES.
@@ -48,6 +48,12 @@ like "$TMP/out" "^baseline run [0-9]+: 3 launches, 0 failed$" "three launches"
 mkdir -p "$TMP/cwd"
 exits_with 0 "baseline with a relative --db" sh -c "cd '$TMP/cwd' && sweetspot baseline '$SPEC' --db rel/s.db --algorithms 6"
 like "$TMP/out" "^baseline run [0-9]+: 2 launches, 0 failed$" "... every launch stored"
+# Repetitions go round by round, every algorithm once per round (in a
+# seeded random order), never one algorithm's repetitions in a row.
+sed 's/repetitions = 1;/repetitions = 2;/; s|"\.\./\.\./bin/|"'"$ROOT"'/bin/|' "$SPEC" >"$TMP/reps.cfg"
+exits_with 0 "baseline of 2 repetitions" sweetspot baseline "$TMP/reps.cfg" --db "$TMP/reps.db" --algorithms 6
+is "$(sed -n 's/^\[[0-9]*\/4\] mpi-bcast-\([a-z0-9]*\) r\([12]\): ok.*/\2/p' "$TMP/err" | tr -d '\n')" 1122 \
+	"both algorithms' first repetitions before either's second"
 exits_with 0 "again: nothing measured twice" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
 ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
 exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
