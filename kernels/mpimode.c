@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "harness.h"
 #include "modes.h"
 #include "reduce.h"
@@ -137,55 +138,10 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	combine_validation(p->world, bad, src, "mpi", pr);
 }
 
-/* Calls of one timed batch at most: keeps a call that the library makes
- * free (an empty message) from growing the batch for ever. */
-#define MPI_BATCH_MAX_CALLS (1L << 24)
-/* Timed batches per point at least: the launch's figure is their median. */
-#define MPI_MIN_BATCHES 5
-
-/* One timed batch as OSU and IMB time it: a barrier outside the window,
- * then n calls back to back, nothing between them. This rank's seconds. */
-static int mpi_batch(const struct mpi_point *p, long n, double *secs)
+/* batch.h's call: one collective of the point. */
+static int mpi_call_fn(const void *ctx)
 {
-	int rc = MPI_SUCCESS;
-	double t0;
-
-	nb_barrier(p->world);
-	t0 = MPI_Wtime();
-	for (long i = 0; i < n && rc == MPI_SUCCESS; i++)
-		rc = mpi_call(p);
-	*secs = MPI_Wtime() - t0;
-	return rc;
-}
-
-/* The calls per batch: grown from 1 until the slowest rank's batch lasts
- * --batch-ms, so that a time per call does not move in steps of the
- * scheduler's tick (with more ranks than cores a rank waits whole ticks).
- * Every rank takes the same count (the max over ranks decides). The
- * batches run here are the point's warm-up beside -x. */
-static int mpi_calls_per_batch(const struct mpi_point *p, const struct kopts *o, long *n)
-{
-	double want = o->batch_ms * 1e-3, t;
-	int rc;
-
-	for (*n = 1;; ) {
-		if ((rc = mpi_batch(p, *n, &t)) != MPI_SUCCESS)
-			return rc;
-		MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, p->world);
-		if (t >= want || *n >= MPI_BATCH_MAX_CALLS)
-			return MPI_SUCCESS;
-		/* Aim 20% past the target, growing at least 2x and at most 10x
-		 * per step (a first batch can be a tick long or free). */
-		if (t <= 0 || t * 10 < want * 1.2) {
-			*n *= 10;
-		} else {
-			long next = (long)(*n * (want * 1.2 / t)) + 1;
-
-			*n = next > 2 * *n ? next : 2 * *n;
-		}
-		if (*n > MPI_BATCH_MAX_CALLS)
-			*n = MPI_BATCH_MAX_CALLS;
-	}
+	return mpi_call(ctx);
 }
 
 /* Validation apart from timing: one more call on data filled for it (the
@@ -207,53 +163,31 @@ static int mpi_validate(const struct mpi_point *p, uint64_t *seq, int corrupt,
 	return rc;
 }
 
-/* One point: -x calls of warm-up, the batch size found, then batches
- * until -i calls are timed (MPI_MIN_BATCHES at least). The time per call
- * is each rank's batch time / calls, averaged over ranks (total_us: the
- * mean over batches; total_us_median: their median, the launch's
- * figure); total_us_max and _min: the slowest and fastest rank's mean
- * time per call, beside it. */
+/* One point: -x calls of warm-up, then batches of calls (batch.h) until
+ * -i calls are timed. total_us is the time per call averaged over ranks
+ * and batches, total_us_median its median over batches (the launch's
+ * figure), total_us_min and _max the fastest and slowest rank's. */
 static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t *seq,
 		     int corrupt, struct mpi_result *res)
 {
 	struct point_result pr = { .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
-	double *avg = NULL, mine = 0, t, rmax, rmin;
-	long n = 1, nb = 0;
-	int rc;
+	struct batch_opts bo = { .comm = p->world, .call = mpi_call_fn, .ctx = p,
+				 .barrier = nb_barrier, .warmup = o->warmup,
+				 .min_calls = o->iterations, .batch_ms = o->batch_ms };
+	struct batch_time bt;
+	int rc = batch_measure(&bo, &bt);
 
-	if ((rc = mpi_batch(p, o->warmup, &t)) != MPI_SUCCESS ||
-	    (rc = mpi_calls_per_batch(p, o, &n)) != MPI_SUCCESS)
-		goto out;
-	nb = (o->iterations + n - 1) / n;
-	if (nb < MPI_MIN_BATCHES)
-		nb = MPI_MIN_BATCHES;
-	if (!(avg = malloc((size_t)nb * sizeof(*avg))))
-		abort();
-	for (long b = 0; b < nb && rc == MPI_SUCCESS; b++) {
-		rc = mpi_batch(p, n, &t);
-		avg[b] = t / (double)n * 1e6;
-		mine += avg[b] / (double)nb;
+	if (rc == MPI_SUCCESS) {
+		res->t = (struct tstats){ bt.avg, bt.rank_min, bt.median, bt.rank_max };
+		res->batch_calls = bt.calls;
+		res->batches = bt.batches;
+		if (o->validate)
+			rc = mpi_validate(p, seq, corrupt, &pr);
 	}
-	if (rc != MPI_SUCCESS)
-		goto out;
-	MPI_Allreduce(MPI_IN_PLACE, avg, (int)nb, MPI_DOUBLE, MPI_SUM, p->world);
-	MPI_Allreduce(&mine, &rmax, 1, MPI_DOUBLE, MPI_MAX, p->world);
-	MPI_Allreduce(&mine, &rmin, 1, MPI_DOUBLE, MPI_MIN, p->world);
-	for (long b = 0; b < nb; b++)
-		avg[b] /= p->size;
-	tstats_of(avg, (size_t)nb, &res->t);
-	res->t.min = rmin;
-	res->t.max = rmax;
-	res->batch_calls = n;
-	res->batches = nb;
-	if (o->validate)
-		rc = mpi_validate(p, seq, corrupt, &pr);
 	res->valid = pr.valid;
 	res->bad_rank = pr.bad_rank;
 	res->bad_src = pr.bad_src;
 	res->bad_offset = pr.bad_offset;
-out:
-	free(avg);
 	if (rc != MPI_SUCCESS) {
 		char msg[MPI_MAX_ERROR_STRING];
 		int len;

@@ -180,6 +180,34 @@ int store_foreach_launch(struct store *st, long long run,
 	return ret;
 }
 
+int store_launch_get(struct store *st, long long run, const char *layout, int repetition,
+		     int *ok, double *wall_s, char **log)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc, ret;
+
+	if (store_prepare(st, "SELECT ok, wall_s, log_path FROM launches WHERE run = ?1 AND"
+		    " layout = ?2 AND repetition = ?3 ORDER BY id DESC LIMIT 1", &stmt))
+		return -1;
+	sqlite3_bind_int64(stmt, 1, run);
+	sqlite3_bind_text(stmt, 2, layout, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(stmt, 3, repetition);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*ok = sqlite3_column_int(stmt, 0);
+		*wall_s = sqlite3_column_double(stmt, 1);
+		*log = xstrdup(store_col_text(stmt, 2));
+		ret = 1;
+	} else if (rc == SQLITE_DONE) {
+		ret = 0;
+	} else {
+		store_sql_error(st, "cannot read launches");
+		ret = -1;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
 int store_run_counts(struct store *st, long long run, long long *launches,
 		     long long *failed, long long *points, long long *invalid)
 {
