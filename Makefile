@@ -74,7 +74,7 @@ $(BUILD)/%.o: %.c
 
 MANDIR  ?= $(PREFIX)/share/man
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
-MAN1    := tuner/sweetspot.1 kernels/sweetspot-kernel.1
+MAN1    := tuner/sweetspot.1 kernels/sweetspot-kernel.1 kernels/loop/sweetspot-loop.1
 MAN5    := tuner/sweetspot.cfg.5
 
 # Installed profiles name the installed kernel: a relative host_bin would be

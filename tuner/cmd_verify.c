@@ -16,6 +16,7 @@
 #include "child.h"
 #include "cli.h"
 #include "cmds.h"
+#include "colls.h"
 #include "error.h"
 #include "export.h"
 #include "recommend.h"
@@ -27,6 +28,7 @@
 #include "verify.h"
 #include "xalloc.h"
 
+#include <glob.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,6 +89,33 @@ struct verify_ctx {
 	enum verify_kind kind;
 };
 
+/* What one launch runs: a program, and whether under Open MPI's pml
+ * monitoring (the proof's launches: every rank writes DIR/mon.N.prof). */
+struct vjob {
+	const struct strvec *prog;
+	int monitor;
+};
+
+/* One point of the proof: a collective at a size, the algorithm the rules
+ * give there (0: Open MPI's own choice), and what the ranks moved. */
+struct proof_point {
+	const char *coll;
+	uint64_t bytes;
+	int alg;
+	char id_b[96], id_ref[96];
+	struct strvec prog, env_ref;
+	struct vjob job;
+	int applied;		/* 1 yes, 0 no, -1 not known (no traffic seen) */
+};
+
+struct proof {
+	const char *rules;	/* the file B names; NULL: no proof for these settings */
+	const char *none;	/* why there is none */
+	struct proof_point *p;
+	size_t n;
+	int failed;		/* a point not applied */
+};
+
 /* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
 static int parse_args(int argc, char **argv, struct verify_args *a)
 {
@@ -119,12 +148,24 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 	return CLI_END;
 }
 
+/* The collective loop beside the spec's kernel (the same MPI family's
+ * build), found; NULL when it is not there. The caller frees it. */
+static char *loop_path(const struct spec *s)
+{
+	const char *slash = strrchr(s->host_bin, '/');
+	char *loop = slash ? xasprintf("%.*s/sweetspot-loop", (int)(slash - s->host_bin), s->host_bin)
+			   : xstrdup("sweetspot-loop"), *path = launch_which(loop);
+
+	free(loop);
+	return path;
+}
+
 /* The program: COMMAND found (launchers start ranks in the launch's
  * folder, so a relative path is made absolute), else the collective loop.
  * 0, or -1 after error(). */
 static int make_program(const struct verify_args *a, const struct spec *s, struct strvec *prog)
 {
-	char sizes[1024] = "", colls[256] = "", *path, *loop;
+	char sizes[1024] = "", colls[256] = "", *path;
 
 	if (a->cmd) {
 		if (!(path = launch_which(a->cmd[0])))
@@ -154,20 +195,11 @@ static int make_program(const struct verify_args *a, const struct spec *s, struc
 	for (size_t i = 0; i < s->nsizes; i++)
 		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%llu",
 			 i ? "," : "", (unsigned long long)s->sizes[i]);
-	/* Beside the spec's kernel: the same MPI family's build. */
-	loop = strrchr(s->host_bin, '/')
-		       ? xasprintf("%.*s/sweetspot-loop", (int)(strrchr(s->host_bin, '/') - s->host_bin),
-				   s->host_bin)
-		       : xstrdup("sweetspot-loop");
-	if (!(path = launch_which(loop))) {
-		error("verify: %s: the collective loop is not built (make), and no COMMAND was "
-		      "given", loop);
-		free(loop);
-		return -1;
-	}
+	if (!(path = loop_path(s)))
+		return error("verify: sweetspot-loop, the collective loop, is not built beside %s "
+			     "(make), and no COMMAND was given", s->host_bin);
 	strvec_push(prog, path);
 	free(path);
-	free(loop);
 	strvec_pushv(prog, (const char *const[]){ "-c", colls, "-m", sizes, "-i", NULL });
 	strvec_pushf(prog, "%u", s->iterations);
 	strvec_push(prog, "-x");
@@ -180,22 +212,26 @@ static int build_cmd(const struct runner *r, const struct runner_job *rj, const 
 		     int check_files, struct launch_cmd *cmd)
 {
 	const struct spec *s = r->spec;
-	const struct verify_ctx *x = rj->data;
+	const struct vjob *j = rj->data;
 	struct launch_opts lo = LAUNCH_OPTS_INIT;
 	struct strvec env = STRVEC_INIT;
 	int rc;
 
-	(void)dir;
 	(void)check_files;
 	for (size_t i = 0; i < s->env.nr; i++)
 		strvec_push(&env, s->env.v[i]);
 	for (size_t i = 0; rj->env && i < rj->env->nr; i++)
 		strvec_push(&env, rj->env->v[i]);
+	if (j->monitor) {
+		strvec_push(&env, "OMPI_MCA_pml_monitoring_enable=2");
+		strvec_push(&env, "OMPI_MCA_pml_monitoring_enable_output=3");
+		strvec_pushf(&env, "OMPI_MCA_pml_monitoring_filename=%s/mon", dir);
+	}
 	lo.env = &env;
 	lo.time_limit_s = s->time_limit;
 	if (r->launcher == s->launcher && s->launcher_args.nr)
 		lo.extra = &s->launcher_args;
-	rc = launch_argv_hosts(r->launcher, &lo, &s->nodes, s->ppn, &x->prog, cmd);
+	rc = launch_argv_hosts(r->launcher, &lo, &s->nodes, s->ppn, j->prog, cmd);
 	strvec_clear(&env);
 	return rc;
 }
@@ -343,13 +379,16 @@ static int race(struct verify_state *v, struct runner *r, const struct runner_jo
 	return verify_decide(v->fig, v->nfig, v->a->higher, s->alpha, s->delta_time) < 0 ? -1 : 0;
 }
 
+static void proof_text(const struct proof *pf);
+static json_t *proof_json(const struct proof *pf);
+
 static json_t *num_or_null(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
 static void print_json(const struct verify_state *v, const struct runner *r,
-		       const struct verify_ctx *x)
+		       const struct verify_ctx *x, const struct proof *pf)
 {
 	json_t *o = json_object(), *figs = json_array();
 
@@ -380,13 +419,14 @@ static void print_json(const struct verify_state *v, const struct runner *r,
 		json_array_append_new(figs, j);
 	}
 	json_object_set_new(o, "figures", figs);
+	json_object_set_new(o, "proof", proof_json(pf));
 	json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	putchar('\n');
 	json_decref(o);
 }
 
 static void print_text(const struct verify_state *v, const struct runner *r,
-		       const struct verify_ctx *x)
+		       const struct verify_ctx *x, const struct proof *pf)
 {
 	printf("verify run %lld: %u pairs; A without, B with %s (%s); %s is better\n", r->run.id,
 	       v->pairs, v->a->export, verify_kind_name(x->kind), v->a->higher ? "higher" : "lower");
@@ -407,11 +447,253 @@ static void print_text(const struct verify_state *v, const struct runner *r,
 		printf("%-24s %-28s %-28s %-24s %8.4f  %s%s\n", f->name, a, b, q, f->p_holm,
 		       f->verdict, more);
 	}
+	proof_text(pf);
+}
+
+/* ---- the proof ------------------------------------------------------------- */
+
+/* The rules file B's settings name (a rules export, or an env or
+ * mca-params file pointing at one), or NULL. */
+static const char *rules_of(const struct strvec *env)
+{
+	static const char key[] = "OMPI_MCA_coll_tuned_dynamic_rules_filename=";
+
+	for (size_t i = 0; i < env->nr; i++)
+		if (!strncmp(env->v[i], key, sizeof(key) - 1))
+			return env->v[i] + sizeof(key) - 1;
+	return NULL;
+}
+
+static void proof_release(struct proof *pf)
+{
+	for (size_t i = 0; i < pf->n; i++) {
+		strvec_clear(&pf->p[i].prog);
+		strvec_clear(&pf->p[i].env_ref);
+	}
+	free(pf->p);
+	memset(pf, 0, sizeof(*pf));
+}
+
+/* The proof's points: each collective of the spec that coll/tuned has, at
+ * each size, with the algorithm the rules give there. Where the settings
+ * give no classic rules file, pf->none says why there is no proof. 0, or
+ * -1 after error() (a rules file that does not read). */
+static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
+		      const struct strvec *env_b)
+{
+	struct verify_rules rules;
+	unsigned ranks = (unsigned)s->nodes.nr * s->ppn;
+	char *loop;
+	int rc;
+
+	if (l == LAUNCHER_HYDRA) {
+		pf->none = "MPICH does not show which algorithm ran (its library is stripped)";
+		return 0;
+	}
+	if (!(pf->rules = rules_of(env_b))) {
+		pf->none = "the settings name no coll/tuned rules file";
+		return 0;
+	}
+	if ((rc = verify_rules_load(pf->rules, &rules)) < 0)
+		return -1;
+	if (rc > 0 || !(loop = loop_path(s))) {
+		pf->none = rc > 0 ? "JSON rules (Open MPI 6) are not read here"
+				  : "sweetspot-loop is not built beside the spec's kernel";
+		pf->rules = NULL;
+		if (!rc)
+			verify_rules_release(&rules);
+		return 0;
+	}
+	for (size_t c = 0; c < s->collectives.nr; c++) {
+		const char *coll = s->collectives.v[c];
+		int id = export_coll_id(coll);
+
+		for (size_t z = 0; id >= 0 && z < s->nsizes; z++) {
+			struct proof_point *p;
+
+			pf->p = xrealloc(pf->p, (pf->n + 1) * sizeof(*pf->p));
+			p = &pf->p[pf->n++];
+			memset(p, 0, sizeof(*p));
+			p->coll = coll;
+			p->bytes = s->sizes[z];
+			p->alg = verify_rules_alg(&rules, id, ranks,
+						  colls_ompi_msg_size(coll, p->bytes, ranks));
+			snprintf(p->id_b, sizeof(p->id_b), "proof-B-%s-%llu", coll,
+				 (unsigned long long)p->bytes);
+			snprintf(p->id_ref, sizeof(p->id_ref), "proof-ref-%s-%llu", coll,
+				 (unsigned long long)p->bytes);
+			strvec_pushv(&p->prog, (const char *const[]){ loop, "--once", "-c", coll, "-m",
+								      NULL });
+			strvec_pushf(&p->prog, "%llu", (unsigned long long)p->bytes);
+			if (p->alg) {
+				strvec_push(&p->env_ref, "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
+				strvec_pushf(&p->env_ref, "OMPI_MCA_coll_tuned_%s_algorithm=%d", coll, p->alg);
+			}
+			p->job = (struct vjob){ &p->prog, 1 };
+		}
+	}
+	free(loop);
+	verify_rules_release(&rules);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What the ranks of a launch in dir sent one another inside collectives:
+ * pml monitoring's "I" lines (from, to, bytes, messages) of every rank,
+ * sorted, one per line; NULL when there are none. */
+static char *traffic(const char *dir)
+{
+	struct strvec lines = STRVEC_INIT;
+	char *pattern = xasprintf("%s/mon.*.prof", dir), *out = NULL, *line = NULL;
+	size_t cap = 0, len = 0;
+	glob_t g;
+
+	if (!glob(pattern, 0, NULL, &g)) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			FILE *f = fopen(g.gl_pathv[i], "r");
+
+			while (f && getline(&line, &cap, f) > 0) {
+				char *field[5], *save = NULL;
+				int n = 0;
+
+				if (strncmp(line, "I\t", 2))
+					continue;
+				for (char *t = strtok_r(line, "\t\n", &save); t && n < 5;
+				     t = strtok_r(NULL, "\t\n", &save))
+					field[n++] = t;
+				if (n == 5)
+					strvec_pushf(&lines, "%s %s %s %s", field[1], field[2], field[3],
+						     field[4]);
+			}
+			if (f)
+				fclose(f);
+		}
+		globfree(&g);
+	}
+	qsort(lines.v, lines.nr, sizeof(*lines.v), cmp_str);
+	for (size_t i = 0; i < lines.nr; i++) {
+		out = xrealloc(out, len + strlen(lines.v[i]) + 2);
+		len += (size_t)sprintf(out + len, "%s\n", lines.v[i]);
+	}
+	strvec_clear(&lines);
+	free(line);
+	free(pattern);
+	return out;
+}
+
+/* Launches one proof job (repetition 1). 0, 1 interrupted, 2 failed (the
+ * reason in v), -1 store failure; *dir is its folder (the caller frees it). */
+static int proof_launch(struct runner *r, const struct runner_job *job, char *reason,
+			size_t rlen, char **dir)
+{
+	struct runner_outcome oc;
+	double wall;
+	char *log = NULL;
+	int ok = 0, rc = runner_launch(r, job, 1, &oc);
+
+	if (!rc && !oc.skipped && !oc.ok)
+		snprintf(reason, rlen, "%s: %s", job->row.id, oc.reason);
+	store_points_free(oc.pts, oc.npoints);
+	if (rc)
+		return rc;
+	if (store_launch_get(r->store, r->run.id, job->row.id, 1, &ok, &wall, &log) <= 0)
+		return -1;
+	free(log);
+	*dir = xasprintf("%s%lld/%s-r1", r->root, r->run.id, job->row.id);
+	if (!ok && !*reason)
+		snprintf(reason, rlen, "%s failed (its log is in %s)", job->row.id, *dir);
+	return ok ? 0 : 2;
+}
+
+/* Each point: B's settings and the reference (the rules' algorithm forced
+ * as baseline forced it, or nothing set where the rules leave Open MPI its
+ * own choice), each one call under pml monitoring; applied when the ranks
+ * moved the same bytes in the same messages. Returns as race(). */
+static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx *x, char *reason,
+		     size_t rlen)
+{
+	for (size_t i = 0; i < pf->n; i++) {
+		struct proof_point *p = &pf->p[i];
+		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn, 0, 0,
+						 "host" }, .env = &x->env_b, .data = &p->job };
+		struct runner_job ref = b;
+		char *dir_b = NULL, *dir_ref = NULL, *tb = NULL, *tr = NULL;
+		int rc;
+
+		ref.row.id = p->id_ref;
+		ref.env = &p->env_ref;
+		if (!(rc = proof_launch(r, &b, reason, rlen, &dir_b)))
+			rc = proof_launch(r, &ref, reason, rlen, &dir_ref);
+		if (!rc) {
+			tb = traffic(dir_b);
+			tr = traffic(dir_ref);
+			p->applied = !tb || !tr ? -1 : !strcmp(tb, tr);
+			pf->failed |= !p->applied;
+		}
+		free(tb);
+		free(tr);
+		free(dir_b);
+		free(dir_ref);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void proof_text(const struct proof *pf)
+{
+	if (!pf->rules) {
+		printf("proof: none: %s\n", pf->none);
+		return;
+	}
+	printf("proof: one call of each collective and size under Open MPI's pml monitoring, with B's "
+	       "settings and with what %s gives forced:\n", pf->rules);
+	for (size_t i = 0; i < pf->n; i++) {
+		const struct proof_point *p = &pf->p[i];
+		char what[64];
+
+		if (p->alg)
+			snprintf(what, sizeof(what), "algorithm %d forced", p->alg);
+		else
+			snprintf(what, sizeof(what), "no rules (Open MPI's own choice)");
+		printf("  %-10s %10llu: %s: %s\n", p->coll, (unsigned long long)p->bytes, what,
+		       p->applied > 0 ? "the same traffic: applied"
+		       : p->applied ? "no traffic seen: not known"
+				    : "other traffic (another algorithm ran, or an inner collective "
+				      "followed another rule): NOT APPLIED");
+	}
+}
+
+static json_t *proof_json(const struct proof *pf)
+{
+	json_t *o = json_object(), *pts = json_array();
+
+	if (!pf->rules) {
+		json_object_set_new(o, "none", json_string(pf->none));
+		json_decref(pts);
+		return o;
+	}
+	json_object_set_new(o, "rules", json_string(pf->rules));
+	json_object_set_new(o, "applied", json_boolean(!pf->failed));
+	for (size_t i = 0; i < pf->n; i++) {
+		const struct proof_point *p = &pf->p[i];
+
+		json_array_append_new(pts, json_pack("{s:s,s:I,s:i,s:o}", "collective", p->coll,
+						     "bytes", (json_int_t)p->bytes, "algorithm", p->alg,
+						     "applied", p->applied < 0 ? json_null()
+									       : json_boolean(p->applied)));
+	}
+	json_object_set_new(o, "points", pts);
+	return o;
 }
 
 /* The launches and the answer, from an open store: the exit status. */
 static int measure(const struct verify_args *a, struct runner *r, struct store *st,
-		   const struct runner_job *jobs, const struct verify_ctx *x)
+		   const struct runner_job *jobs, const struct verify_ctx *x, struct proof *pf)
 {
 	const struct spec *s = r->spec;
 	struct verify_state v = { .a = a };
@@ -423,11 +705,16 @@ static int measure(const struct verify_args *a, struct runner *r, struct store *
 								       : VERIFY_LOOP_METRIC))
 		return EXIT_USAGE;
 	if (runner_open(r, st, a->path, a->db, other_commands(r, st, a->path, jobs),
-			2LL * most, 0, 2, (long)most))
+			2LL * most + 2LL * (long long)pf->n, 0, 2, (long)most))
 		goto out;
 	runner_signals_install(r);
 	rc = race(&v, r, jobs);
+	if (!rc && (rc = proof_run(pf, r, x, v.reason, sizeof(v.reason))) == 2)
+		v.failed = "the proof";
 	runner_signals_restore(r);
+	/* Settings the runtime did not apply sped nothing up. */
+	for (size_t i = 0; !rc && pf->failed && i < v.nfig; i++)
+		v.fig[i].verdict = "not applied";
 	if (runner_finish(r, NULL, NULL, NULL, NULL))
 		rc = -1;
 	if (rc == 1) {
@@ -439,14 +726,15 @@ static int measure(const struct verify_args *a, struct runner *r, struct store *
 			error("verify: the program fails with the settings of %s (B) and runs "
 			      "without them (A): %s", a->export, v.reason);
 		else
-			error("verify: launch %s failed: %s", v.failed, v.reason);
+			error("verify: %s%s failed: %s", strcmp(v.failed, "the proof") ? "launch " : "",
+			      v.failed, v.reason);
 	} else if (rc < 0) {
 		status = v.bad_metric ? EXIT_USAGE : 1;
 	} else {
 		if (a->json)
-			print_json(&v, r, x);
+			print_json(&v, r, x, pf);
 		else
-			print_text(&v, r, x);
+			print_text(&v, r, x, pf);
 		status = 0;
 	}
 out:
@@ -459,6 +747,8 @@ int cmd_verify(int argc, char **argv)
 {
 	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0, 0, NULL, 0 };
 	struct verify_ctx x = { STRVEC_INIT, STRVEC_INIT, VERIFY_OMPI_RULES };
+	struct vjob main_job = { &x.prog, 0 };
+	struct proof pf = { 0 };
 	struct spec spec = SPEC_INIT;
 	struct runner r = RUNNER_INIT;
 	struct runner_job jobs[2];
@@ -471,7 +761,8 @@ int cmd_verify(int argc, char **argv)
 		return cli_status(status);
 	status = EXIT_USAGE;
 	if (spec_load(a.path, &spec) || runner_pick_launcher(a.launcher, &spec, a.path, a.dry, &l) ||
-	    make_program(&a, &spec, &x.prog) || verify_settings(a.export, &x.env_b, &x.kind))
+	    make_program(&a, &spec, &x.prog) || verify_settings(a.export, &x.env_b, &x.kind) ||
+	    proof_plan(&pf, &spec, l, &x.env_b))
 		goto out;
 	if (a.metric) {
 		struct verify_metric m;
@@ -488,15 +779,17 @@ int cmd_verify(int argc, char **argv)
 	for (int i = 0; i < 2; i++)
 		jobs[i] = (struct runner_job){ .row = { i ? "verify-B" : "verify-A", (int)spec.nodes.nr,
 							(int)spec.ppn, 0, 0, "host" },
-					       .points = 0, .env = i ? &x.env_b : NULL, .data = &x };
+					       .points = 0, .env = i ? &x.env_b : NULL,
+					       .data = &main_job };
 	if (a.dry) {
 		status = runner_dry_run(&r, a.path, a.db, jobs, 2, stdout) ? 1 : 0;
 		goto out;
 	}
 	if (store_open(a.db, STORE_CREATE, &st))
 		goto out;
-	status = measure(&a, &r, st, jobs, &x);
+	status = measure(&a, &r, st, jobs, &x, &pf);
 out:
+	proof_release(&pf);
 	runner_release(&r);
 	store_close(st);
 	strvec_clear(&x.prog);

@@ -177,6 +177,118 @@ out:
 	return ret;
 }
 
+/* ---- rules ----------------------------------------------------------------- */
+
+/* The next number of a rules file (comments from '#' to the end of a line
+ * skipped), with its line. 1 and *v, 0 at the end, -1 on a word that is
+ * not a number (*word set for the message). */
+static int next_number(FILE *f, size_t *line, long long *v, char *word, size_t len)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = fgetc(f)) != EOF) {
+		if (c == '#')
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+		if (c == '\n')
+			(*line)++;
+		else if (c != EOF && !isspace(c))
+			break;
+	}
+	if (c == EOF)
+		return 0;
+	do {
+		if (n + 1 < len)
+			word[n++] = (char)c;
+	} while ((c = fgetc(f)) != EOF && !isspace(c) && c != '#');
+	if (c != EOF)
+		ungetc(c, f);
+	word[n] = '\0';
+	if (strspn(word, "0123456789") != n || n > 18)
+		return -1;
+	*v = strtoll(word, NULL, 10);
+	return 1;
+}
+
+int verify_rules_load(const char *path, struct verify_rules *out)
+{
+	FILE *f = fopen(path, "r");
+	size_t line = 1;
+	long long ncoll, id, ncomm, comm, nmsg, col[5];
+	char word[64];
+	int rc, c, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!f)
+		return error("%s: %s", path, strerror(errno));
+	/* JSON rules start with '{': coll/tuned's other reader. */
+	while ((c = fgetc(f)) != EOF && isspace(c))
+		line += c == '\n';
+	if (c == '{') {
+		fclose(f);
+		return 1;
+	}
+	ungetc(c, f);
+#define NUM(x) do { if ((rc = next_number(f, &line, &(x), word, sizeof(word))) <= 0) goto bad; } while (0)
+	rc = next_number(f, &line, &ncoll, word, sizeof(word));
+	if (rc < 0 && !strcmp(word, "rule-file-version-2")) {
+		out->version2 = 1;
+		rc = next_number(f, &line, &ncoll, word, sizeof(word));
+	}
+	if (rc <= 0)
+		goto bad;
+	for (long long i = 0; i < ncoll; i++) {
+		NUM(id);
+		NUM(ncomm);
+		for (long long j = 0; j < ncomm; j++) {
+			NUM(comm);
+			NUM(nmsg);
+			for (long long k = 0; k < nmsg; k++) {
+				for (int m = 0; m < 4 + out->version2; m++)
+					NUM(col[m]);
+				out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+				out->v[out->n++] = (struct verify_rule){ (int)id, (unsigned)comm,
+									 (uint64_t)col[0], (int)col[1] };
+			}
+		}
+	}
+#undef NUM
+	ret = 0;
+	goto out;
+bad:
+	if (rc < 0)
+		error("%s:%zu: '%s' is not a number of a coll/tuned rules file", path, line, word);
+	else
+		error("%s:%zu: the rules file ends early", path, line);
+	verify_rules_release(out);
+out:
+	fclose(f);
+	return ret;
+}
+
+void verify_rules_release(struct verify_rules *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
+int verify_rules_alg(const struct verify_rules *r, int coll, unsigned comm, uint64_t msg)
+{
+	unsigned block = 0;
+	int alg = 0, found = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (r->v[i].coll == coll && r->v[i].comm <= comm && r->v[i].comm >= block) {
+			block = r->v[i].comm;
+			found = 1;
+		}
+	for (size_t i = 0; found && i < r->n; i++)
+		if (r->v[i].coll == coll && r->v[i].comm == block && r->v[i].msg <= msg)
+			alg = r->v[i].alg;
+	return alg;
+}
+
 /* ---- figures --------------------------------------------------------------- */
 
 int verify_metric_compile(struct verify_metric *m, const char *src)

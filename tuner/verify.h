@@ -10,6 +10,7 @@
 
 #include <regex.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "strvec.h"
@@ -28,6 +29,31 @@ const char *verify_kind_name(enum verify_kind k);
  * absolute path. 0, or -1 after error() (missing, unreadable, empty, a
  * line that is none of the forms: file:line). */
 int verify_settings(const char *path, struct strvec *env, enum verify_kind *kind);
+
+/* An Open MPI classic rules file (the form `export --format ompi-rules`
+ * writes, with or without the rule-file-version-2 header), read as
+ * coll/tuned reads it. */
+struct verify_rule {
+	int coll;		/* coll/tuned id */
+	unsigned comm;		/* communicator size the block starts at */
+	uint64_t msg;		/* message size the rule starts at */
+	int alg;		/* 0: Open MPI's own choice */
+};
+
+struct verify_rules {
+	struct verify_rule *v;
+	size_t n;
+	int version2;		/* the header: 5 columns (reqs) */
+};
+
+/* 0 and *out (release it), 1 when path is not a classic rules file (JSON
+ * rules: nothing filled), -1 after error() with file:line. */
+int verify_rules_load(const char *path, struct verify_rules *out);
+void verify_rules_release(struct verify_rules *r);
+/* The algorithm the rules give collective coll on comm ranks at message
+ * size msg: the last block at or below comm, in it the last rule at or
+ * below msg; 0 (Open MPI's own choice) when none applies. */
+int verify_rules_alg(const struct verify_rules *r, int coll, unsigned comm, uint64_t msg);
 
 /* The figures a launch gives: every line of its output the metric matches
  * (the last capture group is the number; earlier groups, when there are,
