@@ -8,7 +8,9 @@
 #   make smpi       bin/smpi/sweetspot-kernel, the kernel built with SimGrid SMPI
 #   make bench      run the benchmarks, printing measured ratios
 #   make demo       a local sweep into results/sweetspot.db, its table, a recommendation,
-#                   and its report page (results/report/index.html, path printed)
+#                   and its report page (results/report/index.html, path printed); then
+#                   Open MPI's baseline, its rules, and verify of them on the collective
+#                   loop (sweetspot-loop)
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured:
 #                   programs, profiles, man pages, bash completion
 #   make uninstall  removes what install put there
@@ -111,6 +113,9 @@ demo: programs
 	$(BIN)/sweetspot results --db $(DEMO_DB)
 	$(BIN)/sweetspot recommend profiles/local.cfg --db $(DEMO_DB)
 	$(BIN)/sweetspot report profiles/local.cfg --db $(DEMO_DB) -o results/report
+	$(BIN)/sweetspot baseline profiles/local.cfg --db $(DEMO_DB)
+	$(BIN)/sweetspot export --format ompi-rules --db $(DEMO_DB) -o results/demo.rules --force profiles/local.cfg
+	$(BIN)/sweetspot verify profiles/local.cfg --export results/demo.rules --db $(DEMO_DB)
 
 clean:
 	rm -rf $(BUILD) $(BIN)
