@@ -97,7 +97,7 @@ install: programs
 	install -m 0644 tuner/sweetspot.bash $(DESTDIR)$(COMPDIR)/sweetspot
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sweetspot $(DESTDIR)$(BINDIR)/sweetspot-kernel
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg))
 	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
