@@ -110,6 +110,8 @@ struct proof_point {
 
 struct proof {
 	const char *rules;	/* the file B names; NULL: no proof for these settings */
+	int mpich;		/* MPICH CVARs: one launch of every collective and size
+				 * with MPIR_CVAR_COLLECTIVE_FALLBACK=error (p[0]) */
 	const char *none;	/* why there is none */
 	struct proof_point *p;
 	size_t n;
@@ -474,6 +476,48 @@ static void proof_release(struct proof *pf)
 	memset(pf, 0, sizeof(*pf));
 }
 
+/* MPICH's proof: its library is stripped, so which algorithm ran cannot be
+ * seen; but with MPIR_CVAR_COLLECTIVE_FALLBACK=error a forced algorithm
+ * that cannot run on the communicator fails the call instead of falling
+ * back to another without a word. One launch of the loop, one call of
+ * each collective and size, with B's settings and that: it ends well only
+ * when MPICH took every forced algorithm. */
+static int proof_plan_mpich(struct proof *pf, const struct spec *s, const struct strvec *env_b)
+{
+	char colls[256] = "", sizes[1024] = "", *loop;
+	struct proof_point *p;
+	int forced = 0;
+
+	for (size_t i = 0; i < env_b->nr; i++)
+		forced |= !strncmp(env_b->v[i], "MPIR_CVAR_", 10) || !strncmp(env_b->v[i], "MPICH_", 6);
+	if (!forced || !(loop = loop_path(s))) {
+		pf->none = forced ? "sweetspot-loop is not built beside the spec's kernel"
+				  : "the settings force no MPICH algorithm (MPIR_CVAR_...)";
+		return 0;
+	}
+	for (size_t i = 0; i < s->collectives.nr; i++)
+		if (export_coll_id(s->collectives.v[i]) >= 0)
+			snprintf(colls + strlen(colls), sizeof(colls) - strlen(colls), "%s%s",
+				 *colls ? "," : "", s->collectives.v[i]);
+	for (size_t i = 0; i < s->nsizes; i++)
+		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%llu",
+			 i ? "," : "", (unsigned long long)s->sizes[i]);
+	pf->mpich = 1;
+	pf->rules = "MPICH";
+	pf->p = xcalloc(1, sizeof(*pf->p));
+	pf->n = 1;
+	p = pf->p;
+	p->coll = "every collective";
+	snprintf(p->id_b, sizeof(p->id_b), "proof-B-mpich-fallback-error");
+	strvec_pushv(&p->prog, (const char *const[]){ loop, "--once", "-c", colls, "-m", sizes, NULL });
+	for (size_t i = 0; i < env_b->nr; i++)
+		strvec_push(&p->env_ref, env_b->v[i]);
+	strvec_push(&p->env_ref, "MPIR_CVAR_COLLECTIVE_FALLBACK=error");
+	p->job = (struct vjob){ &p->prog, 0 };
+	free(loop);
+	return 0;
+}
+
 /* The proof's points: each collective of the spec that coll/tuned has, at
  * each size, with the algorithm the rules give there. Where the settings
  * give no classic rules file, pf->none says why there is no proof. 0, or
@@ -486,10 +530,8 @@ static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
 	char *loop;
 	int rc;
 
-	if (l == LAUNCHER_HYDRA) {
-		pf->none = "MPICH does not show which algorithm ran (its library is stripped)";
-		return 0;
-	}
+	if (l == LAUNCHER_HYDRA)
+		return proof_plan_mpich(pf, s, env_b);
 	if (!(pf->rules = rules_of(env_b))) {
 		pf->none = "the settings name no coll/tuned rules file";
 		return 0;
@@ -616,6 +658,23 @@ static int proof_launch(struct runner *r, const struct runner_job *job, char *re
 static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx *x, char *reason,
 		     size_t rlen)
 {
+	if (pf->mpich) {
+		struct proof_point *p = &pf->p[0];
+		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn, 0, 0,
+						 "host" }, .env = &p->env_ref, .data = &p->job };
+		char *dir = NULL, why[1100] = "";
+		int rc = proof_launch(r, &b, why, sizeof(why), &dir);
+
+		free(dir);
+		/* Its failure is the answer (a forced algorithm refused), not a
+		 * launch gone wrong. */
+		if (rc == 0 || rc == 2) {
+			p->applied = rc == 0;
+			pf->failed = rc == 2;
+			return 0;
+		}
+		return rc;
+	}
 	for (size_t i = 0; i < pf->n; i++) {
 		struct proof_point *p = &pf->p[i];
 		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn, 0, 0,
@@ -650,6 +709,14 @@ static void proof_text(const struct proof *pf)
 		printf("proof: none: %s\n", pf->none);
 		return;
 	}
+	if (pf->mpich) {
+		printf("proof: one call of each collective and size with B's settings and "
+		       "MPIR_CVAR_COLLECTIVE_FALLBACK=error: %s\n", pf->p[0].applied
+		       ? "MPICH ran every forced algorithm: applied"
+		       : "MPICH refused a forced algorithm (it would have fallen back to its own): "
+			 "NOT APPLIED");
+		return;
+	}
 	printf("proof: one call of each collective and size under Open MPI's pml monitoring, with B's "
 	       "settings and with what %s gives forced:\n", pf->rules);
 	for (size_t i = 0; i < pf->n; i++) {
@@ -677,8 +744,13 @@ static json_t *proof_json(const struct proof *pf)
 		json_decref(pts);
 		return o;
 	}
-	json_object_set_new(o, "rules", json_string(pf->rules));
+	json_object_set_new(o, pf->mpich ? "method" : "rules",
+			    json_string(pf->mpich ? "MPIR_CVAR_COLLECTIVE_FALLBACK=error" : pf->rules));
 	json_object_set_new(o, "applied", json_boolean(!pf->failed));
+	if (pf->mpich) {
+		json_decref(pts);
+		return o;
+	}
 	for (size_t i = 0; i < pf->n; i++) {
 		const struct proof_point *p = &pf->p[i];
 
