@@ -571,9 +571,11 @@ static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
 				strvec_push(&p->env_ref, "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
 				strvec_pushf(&p->env_ref, "OMPI_MCA_coll_tuned_%s_algorithm=%d", coll, p->alg);
 			}
-			p->job = (struct vjob){ &p->prog, 1 };
 		}
 	}
+	/* Now that the array stays where it is. */
+	for (size_t i = 0; i < pf->n; i++)
+		pf->p[i].job = (struct vjob){ &pf->p[i].prog, 1 };
 	free(loop);
 	verify_rules_release(&rules);
 	return 0;
