@@ -98,30 +98,6 @@ int store_get_run(struct store *st, long long id, struct store_run *r)
 	return get_one_run(st, stmt, r);
 }
 
-int store_launch_done(struct store *st, long long run, const char *layout,
-		      int repetition, int retry_failed)
-{
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	if (store_prepare(st, retry_failed
-		    ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3 AND ok"
-		    : "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
-		    &stmt))
-		return -1;
-	sqlite3_bind_int64(stmt, 1, run);
-	sqlite3_bind_text(stmt, 2, layout, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(stmt, 3, repetition);
-	rc = sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	store_sql_error(st, "cannot read launches");
-	return -1;
-}
-
 /* A query of the launches table with the run as ?1 and the layout as ?2. */
 static int launch_query(struct store *st, const char *sql, long long run, const char *layout,
 			sqlite3_stmt **stmt)
@@ -145,6 +121,23 @@ static int launch_step(struct store *st, sqlite3_stmt *stmt)
 		return 0;
 	store_sql_error(st, "cannot read launches");
 	return -1;
+}
+
+int store_launch_done(struct store *st, long long run, const char *layout,
+		      int repetition, int retry_failed)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (launch_query(st, retry_failed
+		    ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3 AND ok"
+		    : "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
+		    run, layout, &stmt))
+		return -1;
+	sqlite3_bind_int(stmt, 3, repetition);
+	rc = launch_step(st, stmt);
+	sqlite3_finalize(stmt);
+	return rc;
 }
 
 int store_launch_command(struct store *st, long long run, const char *layout, char **out)
