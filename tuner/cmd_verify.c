@@ -791,6 +791,10 @@ static int measure(const struct verify_args *a, struct runner *r, struct store *
 		v.fig[i].verdict = "not applied";
 	if (runner_finish(r, NULL, NULL, NULL, NULL))
 		rc = -1;
+	/* Decided before max_repetitions: the run is done with fewer
+	 * launches than planned, which runner_finish cannot know. */
+	if (!rc && store_run_end(st, r->run.id, "done"))
+		rc = -1;
 	if (rc == 1) {
 		fprintf(stderr, "sweetspot: interrupted; verify run %lld keeps its launches: run "
 			"the same command again to continue\n", r->run.id);

@@ -11,7 +11,7 @@
 [ -x "$BIN/sweetspot-loop" ] || skip_all "sweetspot-loop is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
 mpicc -o "$TMP/prog" "$ROOT/tests/data/verify-prog.c" || skip_all "mpicc cannot build an MPI program"
-plan 42
+plan 43
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 sed "s|\"\\.\\./\\.\\./bin/|\"$ROOT/bin/|" "$ROOT/tests/data/verify-local.cfg" >"$TMP/spec.cfg"
 SPEC=$TMP/spec.cfg
@@ -47,6 +47,7 @@ is "$(sqlite3 "$DB" "SELECT count(*) FROM launches WHERE run = $run1 AND argv LI
 
 like "$TMP/out" '^  bcast +4096: algorithm 1 forced: the same traffic: applied$' \
 	"proof (stored launches): under B the 4K bcast moved what linear (1) forced moves"
+is "$(sqlite3 "$DB" "SELECT status FROM runs WHERE id = $run1")" done "the run is done once decided"
 
 # Figures from the output: exact, per size; --higher turns the verdict.
 exits_with 0 "metric, B faster" sweetspot verify "$SPEC" --export "$TMP/rules" --db "$DB" --metric "$METRIC" -- "$TMP/prog" $RULESVAR 40 10
