@@ -23,7 +23,7 @@ plan 8
 
 cat >"$TMP/spec.cfg" <<CFG
 system = {
-	name = "sv"; nodes = "n[1-2]"; ppn = 2;
+	name = "sv"; nodes = "n[1-2]"; ppn = 2; onload = { cores = 2; };
 	host_bin = "$BIN/sweetspot-kernel";
 	launcher = "mpirun";
 };
