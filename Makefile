@@ -8,7 +8,9 @@
 #   make smpi       bin/smpi/sweetspot-kernel, the kernel built with SimGrid SMPI
 #   make bench      run the benchmarks, printing measured ratios
 #   make demo       a local sweep into results/sweetspot.db, its table, a recommendation,
-#                   and its report page (results/report/index.html, path printed)
+#                   and its report page (results/report/index.html, path printed); then
+#                   Open MPI's baseline, its rules, and verify of them on the collective
+#                   loop (sweetspot-loop)
 #   make install    PREFIX (default /usr/local) and DESTDIR are honoured:
 #                   programs, profiles, man pages, bash completion
 #   make uninstall  removes what install put there
@@ -74,7 +76,7 @@ $(BUILD)/%.o: %.c
 
 MANDIR  ?= $(PREFIX)/share/man
 COMPDIR ?= $(PREFIX)/share/bash-completion/completions
-MAN1    := tuner/sweetspot.1 kernels/sweetspot-kernel.1
+MAN1    := tuner/sweetspot.1 kernels/sweetspot-kernel.1 kernels/loop/sweetspot-loop.1
 MAN5    := tuner/sweetspot.cfg.5
 
 # Installed profiles name the installed kernel: a relative host_bin would be
@@ -95,7 +97,7 @@ install: programs
 	install -m 0644 tuner/sweetspot.bash $(DESTDIR)$(COMPDIR)/sweetspot
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sweetspot $(DESTDIR)$(BINDIR)/sweetspot-kernel
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg))
 	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
@@ -111,6 +113,9 @@ demo: programs
 	$(BIN)/sweetspot results --db $(DEMO_DB)
 	$(BIN)/sweetspot recommend profiles/local.cfg --db $(DEMO_DB)
 	$(BIN)/sweetspot report profiles/local.cfg --db $(DEMO_DB) -o results/report
+	$(BIN)/sweetspot baseline profiles/local.cfg --db $(DEMO_DB)
+	$(BIN)/sweetspot export --format ompi-rules --db $(DEMO_DB) -o results/demo.rules --force profiles/local.cfg
+	$(BIN)/sweetspot verify profiles/local.cfg --export results/demo.rules --db $(DEMO_DB)
 
 clean:
 	rm -rf $(BUILD) $(BIN)

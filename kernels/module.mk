@@ -26,3 +26,14 @@ $(KERNEL_UNIT): $(wildcard kernels/*.c kernels/*.h kernels/sched/*.c kernels/sch
 $(BUILD)/kernels/sched/%.o: kernels/sched/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(INC_sched) -MMD -MP -c -o $@ $<
+
+# kernels/loop/: sweetspot-loop, the collective loop `sweetspot verify` runs
+# when given no program; it times as the kernel's --mode mpi does (batch.c).
+LOOP_SRC := kernels/loop/loop.c kernels/batch.c common/parse.c
+LOOP_OBJ := $(LOOP_SRC:%.c=$(BUILD)/mpi/%.o)
+
+$(BIN)/sweetspot-loop: $(LOOP_OBJ)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -o $@ $^
+
+PROGRAMS += $(BIN)/sweetspot-loop

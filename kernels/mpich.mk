@@ -21,7 +21,11 @@ $(BIN)/mpich/sweetspot-kernel: $(MPICH_KOBJ)
 	@mkdir -p $(dir $@)
 	$(MPICH_CC) $(CFLAGS) -o $@ $^ $(KERNEL_LIBS)
 
-mpich: $(BIN)/mpich/sweetspot-kernel
+$(BIN)/mpich/sweetspot-loop: $(LOOP_SRC:%.c=$(BUILD)/mpich/%.o)
+	@mkdir -p $(dir $@)
+	$(MPICH_CC) $(CFLAGS) -o $@ $^
+
+mpich: $(BIN)/mpich/sweetspot-kernel $(BIN)/mpich/sweetspot-loop
 
 # tests/cli/hydra-*.t run this binary under mpiexec.hydra.
 check: mpich

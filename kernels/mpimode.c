@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "harness.h"
 #include "modes.h"
 #include "reduce.h"
@@ -137,31 +138,56 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	combine_validation(p->world, bad, src, "mpi", pr);
 }
 
-/* corrupt: flip one byte of the data one rank sends in the last iteration
- * (the root for bcast, the last rank otherwise), for the fault test. */
+/* batch.h's call: one collective of the point. */
+static int mpi_call_fn(const void *ctx)
+{
+	return mpi_call(ctx);
+}
+
+/* Validation apart from timing: one more call on data filled for it (the
+ * timed calls move whatever the buffers hold, as a benchmark's do).
+ * corrupt: flip one byte of the data one rank sends (the root for bcast,
+ * the last rank otherwise), for the fault test. */
+static int mpi_validate(const struct mpi_point *p, uint64_t *seq, int corrupt,
+			struct point_result *pr)
+{
+	int rc;
+
+	++*seq;
+	mpi_fill(p, *seq);
+	if (corrupt && p->rank == (p->c == COLL_BCAST ? 0 : p->size - 1))
+		(p->c == COLL_BCAST ? p->recvbuf : p->sendbuf)[p->m / 2] ^= 0x5a;
+	nb_barrier(p->world);
+	if ((rc = mpi_call(p)) == MPI_SUCCESS)
+		mpi_check(p, *seq, pr);
+	return rc;
+}
+
+/* One point: -x calls of warm-up, then batches of calls (batch.h) until
+ * -i calls are timed. total_us is the time per call averaged over ranks
+ * and batches, total_us_median its median over batches (the launch's
+ * figure), total_us_min and _max the fastest and slowest rank's. */
 static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t *seq,
 		     int corrupt, struct mpi_result *res)
 {
-	int n = o->warmup + o->iterations, rc = MPI_SUCCESS;
-	double *times = malloc((size_t)o->iterations * sizeof(*times));
 	struct point_result pr = { .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
+	struct batch_opts bo = { .comm = p->world, .call = mpi_call_fn, .ctx = p,
+				 .barrier = nb_barrier, .warmup = o->warmup,
+				 .min_calls = o->iterations, .batch_ms = o->batch_ms };
+	struct batch_time bt;
+	int rc = batch_measure(&bo, &bt);
 
-	if (!times)
-		abort();
-	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-		double t0;
-
-		++*seq;
+	if (rc == MPI_SUCCESS) {
+		res->t = (struct tstats){ bt.avg, bt.rank_min, bt.median, bt.rank_max };
+		res->batch_calls = bt.calls;
+		res->batches = bt.batches;
 		if (o->validate)
-			mpi_fill(p, *seq);
-		if (corrupt && i == n - 1 && p->rank == (p->c == COLL_BCAST ? 0 : p->size - 1))
-			(p->c == COLL_BCAST ? p->recvbuf : p->sendbuf)[p->m / 2] ^= 0x5a;
-		nb_barrier(p->world);
-		t0 = MPI_Wtime();
-		rc = mpi_call(p);
-		if (i >= o->warmup)
-			times[i - o->warmup] = (MPI_Wtime() - t0) * 1e6;
+			rc = mpi_validate(p, seq, corrupt, &pr);
 	}
+	res->valid = pr.valid;
+	res->bad_rank = pr.bad_rank;
+	res->bad_src = pr.bad_src;
+	res->bad_offset = pr.bad_offset;
 	if (rc != MPI_SUCCESS) {
 		char msg[MPI_MAX_ERROR_STRING];
 		int len;
@@ -169,19 +195,8 @@ static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t 
 		MPI_Error_string(rc, msg, &len);
 		fprintf(stderr, "sweetspot-kernel: rank %d: %s:%d: MPI %s: %s\n", p->rank, __FILE__,
 			__LINE__, coll_names[p->c], msg);
-		free(times);
 		return -1;
 	}
-	nb_barrier(p->world);
-	MPI_Allreduce(MPI_IN_PLACE, times, o->iterations, MPI_DOUBLE, MPI_MAX, p->world);
-	tstats_of(times, o->iterations, &res->t);
-	if (o->validate)
-		mpi_check(p, *seq, &pr);
-	res->valid = pr.valid;
-	res->bad_rank = pr.bad_rank;
-	res->bad_src = pr.bad_src;
-	res->bad_offset = pr.bad_offset;
-	free(times);
 	return 0;
 }
 

@@ -42,6 +42,8 @@ const char kopts_usage_text[] =
 	"                          knomial: bytes per pipelined step   (default 64K)\n"
 	"  -i, --iterations N      timed iterations per point          (default 100)\n"
 	"  -x, --warmup N          untimed iterations first            (default 10)\n"
+	"      --batch-ms N        mpi: calls are timed in batches of at least N ms,\n"
+	"                          -i calls in all at least            (default 20)\n"
 	"  -t, --transport NAME    rma | verbs | auto (verbs when a device exists)\n"
 	"      --device NAME       verbs device (default: the first with an active port)\n"
 	"      --ib-port N         its port (default 1)\n"
@@ -130,7 +132,8 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 }
 
 enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW,
-       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX };
+       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX,
+       OPT_BATCH_MS };
 
 static const struct option kopts_longopts[] = {
 	{ "collective", required_argument, NULL, 'c' },
@@ -153,6 +156,7 @@ static const struct option kopts_longopts[] = {
 	{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
 	{ "calib-tolerance", required_argument, NULL, OPT_CALIB_TOL },
 	{ "radix", required_argument, NULL, OPT_RADIX },
+	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -326,6 +330,8 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 		return parse_int_opt("--iterations", arg, 1, 100000000, &o->iterations, err, errlen);
 	case 'x':
 		return parse_int_opt("--warmup", arg, 0, 100000000, &o->warmup, err, errlen);
+	case OPT_BATCH_MS:
+		return parse_int_opt("--batch-ms", arg, 1, 60000, &o->batch_ms, err, errlen);
 	case OPT_PPN:
 		return parse_int_opt("--ppn", arg, 1, 1 << 20, &o->ppn, err, errlen);
 	case OPT_RADIX:
@@ -457,7 +463,7 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.ppn = 0, .validate = 1, .output = NULL,
 		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 0,
 		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { 64 << 10 }, .nchunks = 1,
-		.calib_tolerance = 0.10, .radixes = { 2 }, .nradixes = 1,
+		.calib_tolerance = 0.10, .radixes = { 2 }, .nradixes = 1, .batch_ms = 20,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	/* 0, not 1: glibc then reinitialises completely, forgetting a position

@@ -36,6 +36,7 @@ struct kopts {
 	uint64_t sizes[KOPTS_MAX_SIZES];
 	size_t nsizes;
 	int iterations, warmup;
+	int batch_ms;		/* mpi: a timed batch of calls lasts at least this long */
 	int window;		/* --mode bw: writes in flight before a wait (default 1);
 				 * offload: the first of windows[] */
 	int windows[KOPTS_MAX_AXIS];	/* offload: chunks in flight (default 2) */

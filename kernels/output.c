@@ -155,6 +155,7 @@ void out_mpi_json(FILE *f, const struct runinfo *ri, const struct mpi_result *r)
 	fprintf(f, ",\"bytes\":%" PRIu64 ",\"avg_us\":%.3f,\"total_us\":%.3f,", r->bytes, r->t.avg, r->t.avg);
 	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
 		r->t.min, r->t.median, r->t.max);
+	fprintf(f, "\"batch_calls\":%ld,\"batches\":%ld,", r->batch_calls, r->batches);
 	out_validity(f, r->valid, r->bad_rank, r->bad_src, r->bad_offset);
 	out_rank_hosts(f, ri);
 }
@@ -163,8 +164,10 @@ void out_mpi_header(FILE *f, const struct runinfo *ri)
 {
 	fprintf(f, "# sweetspot-kernel %s: MPI collectives, %d ranks, %d node%s\n",
 		SWEETSPOT_VERSION, ri->size, ri->nodes, ri->nodes == 1 ? "" : "s");
+	fprintf(f, "# per call: batch time / calls, averaged over ranks (avg: over batches;\n"
+		"# median: of batches); rank_min, rank_max: the fastest and slowest rank's mean\n");
 	fprintf(f, "%-10s %-10s %8s %11s %11s %11s %11s %s\n", "# coll", "algorithm", "bytes",
-		"avg_us", "min_us", "median_us", "max_us", "valid");
+		"avg_us", "rank_min", "median_us", "rank_max", "valid");
 	fflush(f);
 }
 

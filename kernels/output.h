@@ -31,7 +31,9 @@ struct mpi_result {
 	char algorithm[32];
 	enum dtype dt;		/* reductions only */
 	enum redop op;
-	struct tstats t;
+	struct tstats t;	/* per call: over batches of the ranks' mean; min,
+				 * max: the fastest and slowest rank's mean */
+	long batch_calls, batches;	/* calls per timed batch, batches */
 	int valid, bad_rank, bad_src;
 	long long bad_offset;
 };

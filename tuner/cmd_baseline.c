@@ -8,7 +8,8 @@
  * own choice), the kernel runs in --mode mpi on the spec's host ranks, at
  * the spec's sizes, iterations and repetitions. The launches go through the
  * sweep engine (runner.h) like a sweep's, into a run of their own
- * ("SPEC:baseline"), resumable like a sweep; this file only says what each
+ * ("SPEC:baseline"), resumable like a sweep, every algorithm's repetitions
+ * interleaved with the others' in a seeded random order; this file only says what each
  * launch is; its command line comes from launch/argv.c like every other.
  * With the hydra launcher it measures MPICH instead: each algorithm the
  * installed MPICH lists (tuner/mpich.h) forced through
@@ -24,6 +25,7 @@
 #include "parse.h"
 #include "runner.h"
 #include "spec.h"
+#include "stats.h"
 #include "store.h"
 #include "strvec.h"
 
@@ -339,6 +341,30 @@ static struct runner_job *runner_jobs(const struct spec *s, const struct job *jo
 	return rj;
 }
 
+/* Every job at every repetition, round by round: each round launches every
+ * job once, in an order drawn from a seed (the spec's hash and the round),
+ * so that a drift of the machine during the run spreads over every
+ * algorithm instead of becoming a difference between them, and a resumed
+ * run goes the same way. Returns as runner_sweep(). */
+static int interleaved(struct runner *r, const struct runner_job *rj, size_t n)
+{
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	uint64_t seed = strtoull(r->spec->hash, NULL, 16);
+	int rc = 0;
+
+	for (unsigned rep = 1; rep <= r->spec->repetitions && !rc; rep++) {
+		stats_shuffle(order, n, seed + rep);
+		for (size_t i = 0; i < n && !rc; i++) {
+			struct runner_outcome oc;
+
+			rc = runner_launch(r, &rj[order[i]], rep, &oc);
+			store_points_free(oc.pts, oc.npoints);
+		}
+	}
+	free(order);
+	return rc;
+}
+
 /* The launches, from an open store: the exit status. */
 static int measure(const struct baseline_args *a, struct runner *r, struct store *st,
 		   const struct runner_job *rj, size_t n)
@@ -351,7 +377,7 @@ static int measure(const struct baseline_args *a, struct runner *r, struct store
 			(long long)(n * s->repetitions * s->nsizes), (long)n, (long)s->repetitions))
 		return 1;
 	runner_signals_install(r);
-	rc = runner_sweep(r, rj, n, s->repetitions, 0);
+	rc = interleaved(r, rj, n);
 	runner_signals_restore(r);
 	if (rc < 0 || runner_finish(r, &launches, &failed, NULL, NULL))
 		return 1;

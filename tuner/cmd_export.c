@@ -371,6 +371,7 @@ int cmd_export(int argc, char **argv)
 		return cli_status(r);
 	if (load_decisions(&a, &d))
 		goto out;
+	export_pin_inner(&d, stderr);
 	if (f[0] == EXPORT_MPMD) {
 		status = export_mpmd(&d, a.spec ? a.spec : d.spec_path, a.out, a.coll, a.host_bin,
 				     a.worker_bin);

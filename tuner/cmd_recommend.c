@@ -107,9 +107,12 @@ static int recommend_args(int argc, char **argv, struct recommend_args *a)
 	return CLI_END;
 }
 
-/* Runs the adaptive search for real when the database has no run of spec. */
+/* Runs the adaptive search for real when the database has no run of spec:
+ * none of its sweeps, nor its baseline (then *baseline is that run's id,
+ * which the decisions are read from: a baseline alone decides the MPI
+ * library's algorithms, and no search is started for offloading). */
 static int ensure_results(const struct spec *s, const struct plan *p, const char *spec_path,
-			  const char *db)
+			  const char *db, long long *baseline)
 {
 	struct store *st = NULL;
 	struct store_run run = { 0 };
@@ -129,8 +132,16 @@ static int ensure_results(const struct spec *s, const struct plan *p, const char
 			return -1;
 		}
 		have = store_latest_run(st, key, &run);
-		free(key);
 		store_run_release(&run);
+		if (!have) {
+			char *bkey = xasprintf("%s:baseline", key);
+
+			if ((have = store_latest_run(st, bkey, &run)) > 0)
+				*baseline = run.id;
+			store_run_release(&run);
+			free(bkey);
+		}
+		free(key);
 		store_close(st);
 		if (have < 0)
 			return -1;
@@ -171,6 +182,7 @@ struct recommend {
 	char *root;		/* where the launch files go */
 	json_t *jo, *jrecs;	/* --json: the object and its recommendations */
 	long long uncalibrated;	/* points left out: calibrated false */
+	long long baseline;	/* the spec has only this baseline run: decided from it */
 };
 
 /* "  measured with chunk 8K window 2 radix 2" for the choice, or nothing
@@ -538,17 +550,23 @@ static int recommend_load(struct recommend *r)
 
 	if (spec_load(a->path, &r->spec) || plan_build(&r->spec, &r->plan))
 		return EXIT_USAGE;
-	if (!a->run && ensure_results(&r->spec, &r->plan, a->path, a->db))
+	if (!a->run && ensure_results(&r->spec, &r->plan, a->path, a->db, &r->baseline))
 		return 1;
 	r->d.params = recommend_spec_params(&r->spec);
-	if (decisions_from_db(a->db, a->run, a->path, &r->d))
+	if (decisions_from_db(a->db, a->run ? a->run : r->baseline, a->path, &r->d))
 		return EXIT_USAGE;
-	if (a->coll && !decisions_has_offload(&r->d, a->coll)) {
+	if (r->baseline && !decisions_has_mpi(&r->d, a->coll)) {
+		error("recommend: %s baseline run %lld holds no measurement%s%s", a->db, r->baseline,
+		      a->coll ? " of " : "", a->coll ? a->coll : "");
+		return EXIT_USAGE;
+	}
+	/* A baseline alone: the MPI library's algorithms, nothing offloaded. */
+	if (!r->baseline && a->coll && !decisions_has_offload(&r->d, a->coll)) {
 		error("recommend: %s run %lld holds no offloaded measurement of %s", a->db,
 		      r->d.run, a->coll);
 		return EXIT_USAGE;
 	}
-	if (!decisions_has_offload(&r->d, NULL)) {
+	if (!r->baseline && !decisions_has_offload(&r->d, NULL)) {
 		error("recommend: %s run %lld holds no offloaded measurement", a->db, r->d.run);
 		return EXIT_USAGE;
 	}
@@ -586,7 +604,7 @@ int cmd_recommend(int argc, char **argv)
 			printf("%lld point%s left out: the compute phase missed its reference "
 			       "(calibrated: false)\n", r.uncalibrated, r.uncalibrated == 1 ? "" : "s");
 	}
-	if (recommend_bands(&r)) {
+	if (!r.baseline && recommend_bands(&r)) {
 		status = 1;
 		goto out;
 	}

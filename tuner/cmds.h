@@ -30,6 +30,7 @@ int cmd_recommend(int argc, char **argv);	/* cmd_recommend.c (search module) */
 int cmd_plot(int argc, char **argv);		/* cmd_plot.c (search module) */
 int cmd_report(int argc, char **argv);		/* cmd_report.c (search module) */
 int cmd_baseline(int argc, char **argv);	/* cmd_baseline.c (search module) */
+int cmd_verify(int argc, char **argv);		/* cmd_verify.c */
 int cmd_model(int argc, char **argv);		/* cmd_model.c (model module) */
 
 #endif

@@ -121,6 +121,18 @@ void ompi_rule_params(const struct ompi_params *p, const char *coll, int alg, lo
 /* A parameter no rule carries (bcast's knomial radix): its value; 0 unknown. */
 long ompi_global_param(const struct ompi_params *p, const char *coll, int alg, enum ompi_param k);
 
+/* Open MPI choices that would not run as measured: an algorithm made of
+ * other collectives called through the communicator (allreduce
+ * nonoverlapping = reduce + bcast, allgather basic_linear = gather +
+ * bcast) was measured with those inner calls at Open MPI's own decision
+ * (only the outer algorithm forced); under rules that give the inner
+ * collective an algorithm of its own at the inner size, the runtime would
+ * run a combination never measured. Each such choice becomes its
+ * runner-up when that one calls no collective inside, else Open MPI's
+ * own choice (0); one line per change is printed to notes. Returns how
+ * many changed. */
+size_t export_pin_inner(struct decisions *d, FILE *notes);
+
 /* The Open MPI coll/tuned id of a collective (coll_base_functions.h); -1: none. */
 int export_coll_id(const char *coll);
 

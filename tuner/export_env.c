@@ -149,7 +149,7 @@ int export_mca_params(const struct decisions *d, const struct export_opts *o, FI
 		"# written by 'sweetspot export --format ompi-rules' (%s run %lld).\n"
 		"# Append to $HOME/.openmpi/mca-params.conf (you) or\n"
 		"# $prefix/etc/openmpi-mca-params.conf (everyone).\n",
-		d->source ? d->source : "-", d->run);
+		d->source ? d->source : "-", d->mpi_run);
 	fprintf(f, "coll_tuned_use_dynamic_rules = 1\n");
 	fprintf(f, "coll_tuned_dynamic_rules_filename = %s\n", o->rules_path);
 	/* The one parameter of a measured algorithm no rule carries. */

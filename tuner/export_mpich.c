@@ -117,11 +117,11 @@ static int read_evidence(const struct decisions *d, struct mpich_set *s)
 
 	if (!d->source)
 		return error("export: mpich needs the records it decides from");
-	if (d->run <= 0)
+	if (d->mpi_run <= 0)
 		return read_records(d->source, s);
 	if (store_open(d->source, STORE_RDONLY, &st))
 		return -1;
-	ret = store_foreach_point(st, d->run, STORE_VALID_ONLY, add_point, s) < 0 ? -1 : 0;
+	ret = store_foreach_point(st, d->mpi_run, STORE_VALID_ONLY, add_point, s) < 0 ? -1 : 0;
 	store_close(st);
 	return ret;
 }
@@ -201,6 +201,7 @@ static int write_collective(const struct mpich_set *s, const char *c, FILE *f)
 
 int export_mpich(const struct decisions *d, const struct export_opts *o, FILE *f)
 {
+	char from[48] = "";
 	struct mpich_set s = { NULL, 0, 0 };
 	struct strvec colls = STRVEC_INIT;
 	int ret = -1;
@@ -221,11 +222,13 @@ int export_mpich(const struct decisions *d, const struct export_opts *o, FILE *f
 		      "with \"algorithm\": \"mpich:<name>\") in %s", d->source);
 		goto out;
 	}
+	if (d->mpi_run > 0)
+		snprintf(from, sizeof(from), " run %lld", d->mpi_run);
 	fprintf(f, "# MPICH collective algorithms measured by sweetspot, from %s%s.\n"
 		"# Source it before starting the application (. ./FILE), or give each line\n"
 		"# to mpiexec.hydra as -genv NAME VALUE. A forced algorithm that cannot run\n"
 		"# on a communicator falls back silently unless MPIR_CVAR_COLLECTIVE_FALLBACK=print.\n",
-		d->source, d->run > 0 ? " (a database run)" : "");
+		d->source, from);
 	for (size_t i = 0; i < colls.nr; i++)
 		if (write_collective(&s, colls.v[i], f))
 			goto out;

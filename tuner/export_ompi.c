@@ -129,7 +129,7 @@ static void rules_header(FILE *f, const struct decisions *d, const struct export
 		"# built-in rules. Each rule's fan-in/out and segment size are those the\n"
 		"# measurement ran with, from\n# %s.\n"
 		"# Rules cover the communicator sizes measured, each alone.\n",
-		d->source ? d->source : "-", d->run, o->ompi.major, o->ompi.minor, o->ompi.release,
+		d->source ? d->source : "-", d->mpi_run, o->ompi.major, o->ompi.minor, o->ompi.release,
 		v2 ? "rule-file-version-2, 5 columns\n# (bytes alg faninout segsize reqs)"
 		   : "the classic format, 4 columns\n# (bytes alg faninout segsize); it ignores "
 		     "the rule-file-version-2 form",

@@ -142,6 +142,80 @@ size_t export_rules_of(const struct decisions *d, size_t i, size_t j, struct rul
 	return n;
 }
 
+/* ---- inner collectives ------------------------------------------------------ */
+
+/* Open MPI 4.1's algorithms that call other collectives through the
+ * communicator (coll_base_allreduce.c, coll_base_allgather.c), so that
+ * the rules reach those calls too: the inner calls and their sizes, in
+ * bytes per rank times inner_ranks_factor (gather's receive is m x n). */
+static const struct {
+	const char *coll;
+	int alg;
+	const char *inner[2];
+	int times_ranks[2];	/* the inner call's bytes are m x ranks */
+} composites[] = {
+	{ "allreduce", 2, { "reduce", "bcast" }, { 0, 0 } },
+	{ "allgather", 1, { "gather", "bcast" }, { 0, 1 } },
+};
+
+static int composite_of(const char *coll, int alg)
+{
+	for (size_t i = 0; i < sizeof(composites) / sizeof(*composites); i++)
+		if (!strcmp(composites[i].coll, coll) && composites[i].alg == alg)
+			return (int)i;
+	return -1;
+}
+
+/* The algorithm the rules give coll on ranks ranks for bytes per rank:
+ * the choice of the largest measured size at or below it, else the
+ * smallest's (the first rule starts at 0); 0 when coll has no choice. */
+static int rule_alg(const struct decisions *d, const char *coll, unsigned ranks, uint64_t bytes)
+{
+	const struct mpi_choice *below = NULL, *first = NULL;
+
+	for (size_t k = 0; k < d->nmpi; k++) {
+		const struct mpi_choice *m = &d->mpi[k];
+
+		if (strcmp(m->collective, coll) || m->ranks != ranks)
+			continue;
+		if (!first || m->bytes < first->bytes)
+			first = m;
+		if (m->bytes <= bytes && (!below || m->bytes > below->bytes))
+			below = m;
+	}
+	return below ? below->alg : first ? first->alg : 0;
+}
+
+size_t export_pin_inner(struct decisions *d, FILE *notes)
+{
+	size_t changed = 0;
+
+	for (size_t k = 0; k < d->nmpi; k++) {
+		struct mpi_choice *m = &d->mpi[k];
+		int c = composite_of(m->collective, m->alg), inner = -1, alg = 0, to;
+
+		for (int i = 0; c >= 0 && i < 2 && !alg; i++) {
+			alg = rule_alg(d, composites[c].inner[i], m->ranks,
+				       composites[c].times_ranks[i] ? m->bytes * m->ranks : m->bytes);
+			inner = i;
+		}
+		if (!alg)
+			continue;
+		to = m->runner_up >= 0 && composite_of(m->collective, m->runner_up) < 0 ? m->runner_up : 0;
+		fprintf(notes, "sweetspot: export: %s %u ranks %llu B: %s (%d) calls %s inside, "
+			"which these rules give %s (%d), not Open MPI's own choice as when it was "
+			"measured: exporting %s (%d) instead\n", m->collective, m->ranks,
+			(unsigned long long)m->bytes, mpi_algorithm_name(m->collective, m->alg), m->alg,
+			composites[c].inner[inner], mpi_algorithm_name(composites[c].inner[inner], alg),
+			alg, to ? mpi_algorithm_name(m->collective, to) : "Open MPI's own choice", to);
+		m->avg_us = to ? m->runner_up_us : m->default_us;
+		m->alg = to;
+		m->runner_up = -1;
+		changed++;
+	}
+	return changed;
+}
+
 /* The reductions' ids until colls.c has their rows (coll_base_functions.h). */
 static const struct {
 	const char *name;

@@ -24,6 +24,7 @@ const struct command commands[] = {
 	{ "baseline", cmd_baseline, "measure Open MPI's own algorithms on the hosts alone (for the rules)" },
 	{ "model", cmd_model, "calibrate from a few launches; predict, check or extrapolate every point" },
 	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
+	{ "verify", cmd_verify, "A/B the exported settings on your own MPI program, with proof they applied" },
 	{ "plot", cmd_plot, "draw offload efficiency and runtime figures (PNG, SVG) with gnuplot" },
 	{ "report", cmd_report, "one static HTML page of a run: recommendations, figures, exports, logs" },
 	{ NULL, NULL, NULL },

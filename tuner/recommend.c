@@ -355,6 +355,7 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 	}
 	d->source = xstrdup(db);
 	d->run = run.id;
+	d->mpi_run = rb > 0 ? base.id : run.id;
 	d->spec_path = run.spec_path ? xstrdup(run.spec_path) : NULL;
 	d->spec_hash = run.spec_hash ? xstrdup(run.spec_hash) : NULL;
 	/* One array for both: the structs are copied, the strings stay theirs. */

@@ -76,6 +76,8 @@ struct mpi_choice {
 struct decisions {
 	char *source;		/* the database or profile read */
 	long long run;		/* the run read; 0 from a profile */
+	long long mpi_run;	/* the run the MPI library's choices (mpi[]) come
+				 * from: the baseline's beside a sweep; else run */
 	char *spec_path, *spec_hash;	/* of that run; may be NULL */
 	struct offload_choice *off;	/* sorted: collective, size, algorithm, assignment */
 	size_t noff;
@@ -84,7 +86,7 @@ struct decisions {
 	struct verdict_params params;	/* how to decide: set before reading */
 };
 
-#define DECISIONS_INIT { NULL, 0, NULL, NULL, NULL, 0, NULL, 0, VERDICT_PARAMS_INIT }
+#define DECISIONS_INIT { NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, VERDICT_PARAMS_INIT }
 
 /* A size band: sizes [lo, hi] of one collective sharing the best
  * configuration (algorithm, assignment, layout); best points at the

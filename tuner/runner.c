@@ -530,7 +530,7 @@ static int execute(struct runner *r, const struct runner_job *job, unsigned rep,
 	finished = timestamp_now_iso();
 	if (res.interrupted)
 		goto out;
-	if (res.status != -1)
+	if (res.status != -1 && job->points)
 		read_points(pp->points_path, oc);
 	judge(r, job, pp->log_path, &res, oc);
 	rec.run = r->run.id;

@@ -36,7 +36,9 @@ struct runner_job {
 	const struct layout *layout;	/* generated with generate_layout(), placement
 					 * checked; NULL: a host-only job (build set) */
 	struct store_layout row;	/* what the store records; row.id names the folder */
-	size_t points;			/* records a good launch writes */
+	size_t points;			/* records a good launch writes; 0: a program
+					 * that writes none (verify's), judged by its
+					 * exit status alone */
 	const struct strvec *env;	/* extra "NAME=value" for this launch only, or NULL */
 	const void *data;		/* the build hook's own, or NULL */
 };

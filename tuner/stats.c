@@ -227,6 +227,21 @@ static uint64_t rng_below(struct rng *r, uint64_t n)
 	}
 }
 
+void stats_shuffle(size_t *idx, size_t n, uint64_t seed)
+{
+	struct rng r;
+
+	rng_seed(&r, seed);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)rng_below(&r, i), t = idx[i - 1];
+
+		idx[i - 1] = idx[j];
+		idx[j] = t;
+	}
+}
+
 /* Reorders v so that v[k] is the (k+1)-th smallest and everything after it
  * is >= v[k] (Hoare's selection); returns v[k]. For the bootstrap, where a
  * full sort per resample would cost a log factor for nothing. */

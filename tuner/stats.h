@@ -84,6 +84,11 @@ int stats_median_ci_ranks(size_t n, double conf, size_t *j, size_t *k, double *c
 int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b,
 			      uint64_t seed, double *lo, double *hi);
 
+/* idx[0..n-1] = 0..n-1 in a random order (Fisher-Yates), the same for
+ * the same seed on every machine: launches interleaved in a seeded order,
+ * so a drift of the machine is not taken for a difference. */
+void stats_shuffle(size_t *idx, size_t n, uint64_t seed);
+
 /* Sets flags[i] (caller's array of n ints) to 1 when x[i] is an outlier by
  * either test above, else 0, and *count to the number flagged. 0 or -1. */
 int stats_outliers(const double *x, size_t n, int *flags, size_t *count);

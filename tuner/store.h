@@ -166,6 +166,12 @@ int store_launch_command(struct store *st, long long run, const char *layout, ch
 int store_foreach_launch(struct store *st, long long run,
 			 int (*fn)(const struct store_launch *l, void *data), void *data);
 
+/* The latest attempt of (run, layout, repetition): whether it ended ok, its
+ * wall time and its log's path (*log: the caller frees it). Returns 1, 0
+ * when there is none (nothing set), -1 after error(). */
+int store_launch_get(struct store *st, long long run, const char *layout, int repetition,
+		     int *ok, double *wall_s, char **log);
+
 /* Counts for a run: launches recorded (distinct layout+repetition), failed
  * ones among them (latest attempt not ok), and points stored (valid and not).
  * Any pointer may be NULL. */

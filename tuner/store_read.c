@@ -98,22 +98,23 @@ int store_get_run(struct store *st, long long id, struct store_run *r)
 	return get_one_run(st, stmt, r);
 }
 
-int store_launch_done(struct store *st, long long run, const char *layout,
-		      int repetition, int retry_failed)
+/* A query of the launches table with the run as ?1 and the layout as ?2. */
+static int launch_query(struct store *st, const char *sql, long long run, const char *layout,
+			sqlite3_stmt **stmt)
 {
-	sqlite3_stmt *stmt = NULL;
-	int rc;
-
-	if (store_prepare(st, retry_failed
-		    ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3 AND ok"
-		    : "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
-		    &stmt))
+	if (store_prepare(st, sql, stmt))
 		return -1;
-	sqlite3_bind_int64(stmt, 1, run);
-	sqlite3_bind_text(stmt, 2, layout, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(stmt, 3, repetition);
-	rc = sqlite3_step(stmt);
-	sqlite3_finalize(stmt);
+	sqlite3_bind_int64(*stmt, 1, run);
+	sqlite3_bind_text(*stmt, 2, layout, -1, SQLITE_TRANSIENT);
+	return 0;
+}
+
+/* One step of a query of the launches table: 1 with a row to read, 0
+ * when there is none, -1 after error(). */
+static int launch_step(struct store *st, sqlite3_stmt *stmt)
+{
+	int rc = sqlite3_step(stmt);
+
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
@@ -122,27 +123,34 @@ int store_launch_done(struct store *st, long long run, const char *layout,
 	return -1;
 }
 
+int store_launch_done(struct store *st, long long run, const char *layout,
+		      int repetition, int retry_failed)
+{
+	sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	if (launch_query(st, retry_failed
+		    ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3 AND ok"
+		    : "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
+		    run, layout, &stmt))
+		return -1;
+	sqlite3_bind_int(stmt, 3, repetition);
+	rc = launch_step(st, stmt);
+	sqlite3_finalize(stmt);
+	return rc;
+}
+
 int store_launch_command(struct store *st, long long run, const char *layout, char **out)
 {
 	sqlite3_stmt *stmt = NULL;
-	int rc, ret;
+	int ret;
 
 	*out = NULL;
-	if (store_prepare(st, "SELECT argv FROM launches WHERE run = ?1 AND layout = ?2 AND ok"
-		    " ORDER BY id DESC LIMIT 1", &stmt))
+	if (launch_query(st, "SELECT argv FROM launches WHERE run = ?1 AND layout = ?2 AND ok"
+			 " ORDER BY id DESC LIMIT 1", run, layout, &stmt))
 		return -1;
-	sqlite3_bind_int64(stmt, 1, run);
-	sqlite3_bind_text(stmt, 2, layout, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
+	if ((ret = launch_step(st, stmt)) > 0)
 		*out = xstrdup(store_col_text(stmt, 0));
-		ret = 1;
-	} else if (rc == SQLITE_DONE) {
-		ret = 0;
-	} else {
-		store_sql_error(st, "cannot read launches");
-		ret = -1;
-	}
 	sqlite3_finalize(stmt);
 	return ret;
 }
@@ -175,6 +183,25 @@ int store_foreach_launch(struct store *st, long long run,
 	if (!ret && rc != SQLITE_DONE) {
 		store_sql_error(st, "cannot read launches");
 		ret = -1;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+int store_launch_get(struct store *st, long long run, const char *layout, int repetition,
+		     int *ok, double *wall_s, char **log)
+{
+	sqlite3_stmt *stmt = NULL;
+	int ret;
+
+	if (launch_query(st, "SELECT ok, wall_s, log_path FROM launches WHERE run = ?1 AND"
+			 " layout = ?2 AND repetition = ?3 ORDER BY id DESC LIMIT 1", run, layout, &stmt))
+		return -1;
+	sqlite3_bind_int(stmt, 3, repetition);
+	if ((ret = launch_step(st, stmt)) > 0) {
+		*ok = sqlite3_column_int(stmt, 0);
+		*wall_s = sqlite3_column_double(stmt, 1);
+		*log = xstrdup(store_col_text(stmt, 2));
 	}
 	sqlite3_finalize(stmt);
 	return ret;

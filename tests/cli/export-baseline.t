@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
-plan 21
+plan 27
 # rule_alg FILE COLL-ID COMM-SIZE BYTES: the algorithm a classic rules file
 # gives, read as Open MPI 4.1 reads it: the last communicator-size block at
 # or below COMM-SIZE, in it the last rule at or below BYTES.
@@ -48,12 +48,20 @@ like "$TMP/out" "^baseline run [0-9]+: 3 launches, 0 failed$" "three launches"
 mkdir -p "$TMP/cwd"
 exits_with 0 "baseline with a relative --db" sh -c "cd '$TMP/cwd' && sweetspot baseline '$SPEC' --db rel/s.db --algorithms 6"
 like "$TMP/out" "^baseline run [0-9]+: 2 launches, 0 failed$" "... every launch stored"
+# Repetitions go round by round, every algorithm once per round (in a
+# seeded random order), never one algorithm's repetitions in a row.
+sed 's/repetitions = 1;/repetitions = 2;/; s|"\.\./\.\./bin/|"'"$ROOT"'/bin/|' "$SPEC" >"$TMP/reps.cfg"
+exits_with 0 "baseline of 2 repetitions" sweetspot baseline "$TMP/reps.cfg" --db "$TMP/reps.db" --algorithms 6
+is "$(sed -n 's/^\[[0-9]*\/4\] mpi-bcast-\([a-z0-9]*\) r\([12]\): ok.*/\2/p' "$TMP/err" | tr -d '\n')" 1122 \
+	"both algorithms' first repetitions before either's second"
 exits_with 0 "again: nothing measured twice" sweetspot baseline "$SPEC" --db "$DB" --algorithms 6,8
 ok "no launch the second time" sh -c "! grep -q ' r1: ' '$TMP/err'"
 exits_with 0 "ompi-rules from the database" sweetspot export --format ompi-rules --db "$DB" -o "$TMP/rules" "$SPEC"
 alg=$(rule_alg "$TMP/rules" 7 4 65536)
 ok "64K goes to a measured choice ($alg)" sh -c "case '$alg' in 0|6|8) exit 0;; esac; exit 1"
-exits_with 0 "recommend beside the baseline (searching first)" sweetspot recommend "$SPEC" --db "$DB"
+like "$TMP/rules" "^# \\($DB run 1\\)\\.$" "the rules' header names the baseline run"
+exits_with 0 "recommend on a baseline alone" sweetspot recommend "$SPEC" --db "$DB"
+ok "... decides from it: no search started" sh -c "! grep -q 'searching first' '$TMP/err'"
 like "$TMP/out" "^  bcast +4 ranks +64K: (default \(0\)|binomial \(6\)|scatter_allgather \(8\)), median [0-9.]+ us" "the Open MPI baseline in the recommendation"
 exits_with 0 "ompi-json from the database" sweetspot export --format ompi-json --db "$DB" "$SPEC"
 like "$TMP/out" '"rule_file_version": 3' "JSON rules"
@@ -99,4 +107,6 @@ ok "the same" cmp -s "$TMP/rules.t" "$TMP/want.t"
 exits_with 0 "a sweep" sweetspot run "$SPEC" --db "$TMP/p/s.db"
 exits_with 0 "then a baseline" sweetspot baseline "$SPEC" --db "$TMP/p/s.db" --algorithms 6
 exits_with 0 "plot draws the sweep, not the later baseline" sweetspot plot --db "$TMP/p/s.db" -o "$TMP/fig"
+exits_with 0 "rules beside a sweep" sweetspot export --format ompi-rules --db "$TMP/p/s.db" -o "$TMP/rules2" "$SPEC"
+like "$TMP/rules2" "^# \\($TMP/p/s.db run 2\\)\\.$" "the header names the baseline run (2), not the sweep's (1)"
 done_testing

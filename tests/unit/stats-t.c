@@ -5,6 +5,7 @@
  * the permutation tests; scipy is not installed here). Nothing random but
  * the seeded bootstrap. */
 #include <math.h>
+#include <string.h>
 
 #include "tap.h"
 #include "stats.h"
@@ -306,9 +307,25 @@ static void test_indifference(void)
 	stats_indiff_free(&r);
 }
 
+/* A permutation, the same for the same seed, another for another seed. */
+static void test_shuffle(void)
+{
+	size_t a[20], b[20], c[20], seen = 0;
+
+	stats_shuffle(a, 20, 42);
+	stats_shuffle(b, 20, 42);
+	stats_shuffle(c, 20, 43);
+	for (size_t i = 0; i < 20; i++)
+		seen |= (size_t)1 << a[i];
+	ok(seen == ((size_t)1 << 20) - 1, "shuffle: a permutation of 0..19");
+	ok(!memcmp(a, b, sizeof(a)) && memcmp(a, c, sizeof(a)),
+	   "shuffle: same seed same order, another seed another");
+}
+
 int main(void)
 {
-	plan(65);
+	plan(67);
+	test_shuffle();
 	test_quantiles();
 	test_ranks();
 	test_summary();
