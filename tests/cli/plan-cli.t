@@ -105,6 +105,6 @@ for c in plan generate results export plot submit recommend; do
 done
 exits_with 0 "sweetspot --help" sweetspot --help
 is "$(sed -n 's/^  \([a-z][a-z]*\) .*/\1/p' "$TMP/out" | tr '\n' ' ')" \
-	"init plan generate run submit results search recommend baseline model export plot report " \
+	"init plan generate run submit results search recommend baseline model export verify plot report " \
 	"lists every command, in the order of the workflow"
 done_testing
