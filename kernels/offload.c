@@ -82,7 +82,7 @@ static unsigned char *talks_of(const struct kctx *k, const struct sched_region *
 				g.F = SIZE_MAX;
 				if (!point_listed(k->o, c, a, s))
 					continue;
-				for (size_t x = 0; x < (a == ALG_KNOMIAL ? k->o->nradixes : 1); x++) {
+				for (size_t x = 0; x < (alg_has_radix(a) ? k->o->nradixes : 1); x++) {
 					g.radix = k->o->radixes[x];
 					talks_add(k, &g, talks);
 				}
@@ -120,7 +120,7 @@ static int point_axes(struct kctx *k, struct runinfo *ri, struct coll_geom *g, i
 		      int *invalid)
 {
 	const struct kopts *o = k->o;
-	int pipe = alg_is_pipelined(g->coll, g->alg), knom = g->alg == ALG_KNOMIAL;
+	int pipe = alg_is_pipelined(g->coll, g->alg), knom = alg_has_radix(g->alg);
 
 	for (size_t c = 0; c < (pipe ? o->nchunks : 1); c++)
 		for (size_t w = 0; w < (pipe ? o->nwindows : 1); w++)

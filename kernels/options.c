@@ -271,11 +271,20 @@ static int parse_int_axis(const char *name, const char *s, int *out, size_t *n,
 	return 0;
 }
 
+/* Nonzero when some listed collective has the property is(). */
+static int kopts_any(const struct kopts *o, int (*is)(enum coll))
+{
+	for (int c = 0; c < COLL_N; c++)
+		if ((o->colls & (1u << c)) && is(c))
+			return 1;
+	return 0;
+}
+
 /* The reductions' own rules: every listed op applies to a listed dtype,
  * every size is whole elements of every listed dtype (both modes). */
 static int check_reduction(const struct kopts *o, char *err, size_t errlen)
 {
-	if (!(o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE))))
+	if (!kopts_any(o, coll_is_reduction))
 		return 0;
 	for (int op = 0; op < RO_N; op++) {
 		int any = 0;
@@ -456,8 +465,8 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
 		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 0,
-		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { 64 << 10 }, .nchunks = 1,
-		.calib_tolerance = 0.10, .radixes = { 2 }, .nradixes = 1,
+		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { COLL_DEFAULT_CHUNK }, .nchunks = 1,
+		.calib_tolerance = 0.10, .radixes = { COLL_DEFAULT_RADIX }, .nradixes = 1,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	/* 0, not 1: glibc then reinitialises completely, forgetting a position
@@ -473,7 +482,7 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 	/* --window: writes in flight for bw (one value), chunks in flight
 	 * otherwise (a list, like --chunk and --radix: each a point axis). */
 	if (!o->nwindows) {
-		o->windows[0] = o->mode == MODE_BW ? 1 : 2;
+		o->windows[0] = o->mode == MODE_BW ? 1 : COLL_DEFAULT_WINDOW;
 		o->nwindows = 1;
 	}
 	if (o->mode == MODE_BW && o->nwindows > 1) {
@@ -532,7 +541,7 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 	for (size_t i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > mmax)
 			mmax = o->sizes[i];
-	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE)))
+	if (kopts_any(o, coll_is_reduction))
 		for (size_t c = 0; c < o->nchunks; c++)
 			for (size_t w = 0; w < o->nwindows; w++) {
 				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax, o->chunks[c],
@@ -541,7 +550,7 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 				most = b > most ? b : most;
 			}
 	sched_region(hosts, o->workers, mmax,
-		     !!(o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER))), most, r);
+		     kopts_any(o, coll_recv_all), most, r);
 }
 
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)

@@ -92,7 +92,7 @@ void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g
 		fprintf(f, "\"dtype\":\"%s\",\"op\":\"%s\",", dtype_names[g->dt], redop_names[g->op]);
 	if (alg_is_pipelined(g->coll, g->alg))
 		fprintf(f, "\"chunk\":%zu,\"window\":%d,", g->chunk, g->window);
-	if (g->alg == ALG_KNOMIAL)
+	if (alg_has_radix(g->alg))
 		fprintf(f, "\"radix\":%d,", g->radix);
 	fprintf(f, "\"ref_us\":%.3f,\"comm_us\":%.3f,\"compute_us\":%.3f,\"total_us\":%.3f,",
 		r->ref_us, r->comm_us, r->compute_us, r->total.avg);

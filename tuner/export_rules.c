@@ -170,8 +170,8 @@ size_t export_mpi_collectives(const struct decisions *d, const char **out)
 	size_t n = 0;
 
 	for (size_t i = 0; i < colls_count && n < OMPI_MAX_COLLS; i++)
-		if (colls_table[i].ompi_id >= 0 && decisions_has_mpi(d, colls_table[i].name))
-			out[n++] = colls_table[i].name;
+		if (colls_table[i].ompi_id >= 0 && decisions_has_mpi(d, colls_name(&colls_table[i])))
+			out[n++] = colls_name(&colls_table[i]);
 	for (size_t i = 0; i < sizeof(extra_ids) / sizeof(*extra_ids) && n < OMPI_MAX_COLLS; i++)
 		if (!colls_find(extra_ids[i].name) && decisions_has_mpi(d, extra_ids[i].name))
 			out[n++] = extra_ids[i].name;

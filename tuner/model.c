@@ -39,8 +39,8 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 {
 	int H = mc->nodes * mc->ppn;
 	size_t mmax = pt->mmax > pt->m ? pt->mmax : pt->m;
-	size_t chunk = pt->chunk ? pt->chunk : 65536;
-	int window = pt->window ? pt->window : 2;
+	size_t chunk = pt->chunk ? pt->chunk : COLL_DEFAULT_CHUNK;
+	int window = pt->window ? pt->window : COLL_DEFAULT_WINDOW;
 	struct sched_region rg;
 
 	/* Where the launch's other collectives would put the areas does not
@@ -51,7 +51,7 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 	return (struct coll_geom){
 		.coll = pt->coll, .alg = pt->alg, .H = H, .W = mc->W, .m = pt->m, .S = rg.send,
 		.owner = owner, .chunk = chunk, .window = window, .dt = pt->dt, .op = pt->op,
-		.radix = pt->radix ? pt->radix : 2, .R = rg.scratch, .F = rg.flags,
+		.radix = pt->radix ? pt->radix : COLL_DEFAULT_RADIX, .R = rg.scratch, .F = rg.flags,
 	};
 }
 

@@ -1,10 +1,61 @@
-/* tests/unit/colls-t.c: the table of collectives and its lookups. */
+/* tests/unit/colls-t.c: the tuner's table of collectives, its lookups, and
+ * that it agrees with the kernel's (kernels/sched/coll.c). */
 #include "tap.h"
 #include "colls.h"
 
+#include <string.h>
+
+/* Every kernel collective has one tuner row and every row is one of the
+ * kernel's; rows are in the kernel's order; every collective has an
+ * algorithm run by default; an Open MPI id comes with its algorithm
+ * names, whose first is "default". Prints what disagrees. */
+static int tables_agree(void)
+{
+	int bad = 0;
+
+	if (colls_count != COLL_N) {
+		diag("the tuner has %zu rows, the kernel %d collectives", colls_count, (int)COLL_N);
+		bad = 1;
+	}
+	for (size_t i = 0; i < colls_count; i++) {
+		const struct colls_desc *c = &colls_table[i];
+		int defaults = 0;
+
+		if ((int)c->coll < 0 || c->coll >= COLL_N || c->coll != (enum coll)i) {
+			diag("tuner row %zu is not the kernel's collective %zu", i, i);
+			bad = 1;
+			continue;
+		}
+		for (int a = 0; a < ALG_N; a++)
+			defaults += alg_applies(c->coll, a) && alg_is_default(a);
+		if (!defaults) {
+			diag("%s: no algorithm runs by default", colls_name(c));
+			bad = 1;
+		}
+		if ((c->ompi_id >= 0) != !!c->ompi_algorithms ||
+		    (c->ompi_algorithms && strcmp(c->ompi_algorithms[0], "default"))) {
+			diag("%s: Open MPI's id and algorithm names disagree", colls_name(c));
+			bad = 1;
+		}
+		if (!coll_table[c->coll].build) {
+			diag("%s: the kernel has no builder", colls_name(c));
+			bad = 1;
+		}
+	}
+	for (int a = 0; a < ALG_N; a++)
+		if (!colls_algorithm_known(alg_names[a])) {
+			diag("algorithm %s applies to no collective", alg_names[a]);
+			bad = 1;
+		}
+	return !bad;
+}
+
 int main(void)
 {
-	plan(35);
+	plan(38);
+	ok(tables_agree(), "the tuner's rows are the kernel's collectives, one each, in order");
+	is_int(COLL_DEFAULT_CHUNK, 65536, "the kernel's default chunk is 64K");
+	ok(COLL_DEFAULT_WINDOW == 2 && COLL_DEFAULT_RADIX == 2, "window 2, radix 2");
 	is_int(colls_count, 5, "five collectives");
 	ok(colls_find("bcast") == &colls_table[0], "bcast is the first row");
 	ok(!colls_find("scan") && !colls_find(NULL), "unknown and NULL are not found");
