@@ -17,6 +17,7 @@
 
 #include "reduce.h"
 #include "validate.h"
+#include "xalloc.h"
 
 int nb_barrier(MPI_Comm comm)
 {
@@ -132,9 +133,7 @@ void combine_validation(MPI_Comm comm, long long off, int src, const char *phase
 	int size;
 
 	MPI_Comm_size(comm, &size);
-	all = malloc(2 * (size_t)size * sizeof(*all));
-	if (!all)
-		abort();
+	all = xmalloc(2 * (size_t)size * sizeof(*all));
 	MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, comm);
 	for (int r = 0; r < size; r++)
 		if (all[2 * r] >= 0 && res->valid) {
@@ -149,11 +148,9 @@ void combine_validation(MPI_Comm comm, long long off, int src, const char *phase
 
 void sched_run_init(struct sched_run *x, size_t n)
 {
-	x->left = malloc((n ? n : 1) * sizeof(*x->left));
-	x->queue = malloc(3 * (n ? n : 1) * sizeof(*x->queue));
-	x->posted = malloc((n ? n : 1) * sizeof(*x->posted));
-	if (!x->left || !x->queue || !x->posted)
-		abort();
+	x->left = xmalloc((n ? n : 1) * sizeof(*x->left));
+	x->queue = xmalloc(3 * (n ? n : 1) * sizeof(*x->queue));
+	x->posted = xmalloc((n ? n : 1) * sizeof(*x->posted));
 	x->cap = n;
 }
 
@@ -472,9 +469,7 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 		corrupt_rank = coll_fault_rank(g);
 		k->fault_pending = 0;
 	}
-	times = malloc((size_t)o->iterations * sizeof(*times));
-	if (!times)
-		abort();
+	times = xmalloc((size_t)o->iterations * sizeof(*times));
 	sched_run_init(&x, cr.ref.n > cr.off.n ? cr.ref.n : cr.off.n);
 	if (run_phase(k, g, &cr, &x, PH_REF, 0, -1, times, res))
 		goto out;

@@ -15,6 +15,7 @@
 #include "modes.h"
 #include "reduce.h"
 #include "validate.h"
+#include "xalloc.h"
 
 /* "tuned:N" when the run forces an Open MPI coll/tuned algorithm,
  * "mpich:NAME" when it forces an MPICH one (MPIR_CVAR_<COLL>_INTRA_ALGORITHM,
@@ -143,11 +144,9 @@ static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t 
 		     int corrupt, struct mpi_result *res)
 {
 	int n = o->warmup + o->iterations, rc = MPI_SUCCESS;
-	double *times = malloc((size_t)o->iterations * sizeof(*times));
+	double *times = xmalloc((size_t)o->iterations * sizeof(*times));
 	struct point_result pr = { .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
 
-	if (!times)
-		abort();
 	for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
 		double t0;
 
@@ -218,10 +217,8 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 	for (size_t z = 0; z < o->nsizes; z++)
 		if (o->sizes[z] > mmax)
 			mmax = o->sizes[z];
-	sendbuf = malloc(mmax);
-	recvbuf = malloc(mmax * (uint64_t)size);
-	if (!sendbuf || !recvbuf)
-		abort();
+	sendbuf = xmalloc(mmax);
+	recvbuf = xmalloc(mmax * (uint64_t)size);
 	memset(sendbuf, 0, mmax);
 	memset(recvbuf, 0, mmax * (uint64_t)size);
 	fault_hang(o, rank);

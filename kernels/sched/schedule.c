@@ -3,6 +3,7 @@
  * every builder, and the successor lists the executor walks.
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,7 @@ static void *grow(void *p, size_t *alloc, size_t n, size_t size)
 	if (n < *alloc)
 		return p;
 	*alloc = *alloc ? 2 * *alloc : 8;
-	p = realloc(p, *alloc * size);
-	if (!p)
-		abort();
+	p = xrealloc(p, *alloc * size);
 	return p;
 }
 
@@ -193,11 +192,9 @@ void sched_finalize(struct sched *s)
 
 	free(s->succ0);
 	free(s->succ);
-	s->succ0 = calloc(s->n + 1, sizeof(*s->succ0));
-	s->succ = malloc((s->ndeps ? s->ndeps : 1) * sizeof(*s->succ));
-	fill = calloc(s->n + 1, sizeof(*fill));
-	if (!s->succ0 || !s->succ || !fill)
-		abort();
+	s->succ0 = xcalloc(s->n + 1, sizeof(*s->succ0));
+	s->succ = xmalloc((s->ndeps ? s->ndeps : 1) * sizeof(*s->succ));
+	fill = xcalloc(s->n + 1, sizeof(*fill));
 	for (size_t d = 0; d < s->ndeps; d++)
 		s->succ0[s->deps[d] + 1]++;
 	for (size_t i = 0; i < s->n; i++)
