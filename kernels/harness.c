@@ -116,7 +116,7 @@ void check_blocks(const void *base, const struct coll_geom *g, const struct expe
 		long long bad = b->src == BLOCK_REDUCED
 			? reduce_check(p, b->len, g->dt, g->op, g->H, seq,
 				       (b->off - b->base) / dtype_size(g->dt))
-			: pattern_check(p, b->len, b->src, seq);
+			: pattern_check_from(p, b->len, b->src, seq, b->base);
 
 		if (bad >= 0) {
 			*off = (long long)b->off + bad;
@@ -344,7 +344,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 				if (coll_is_reduction(g->coll))
 					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank, k->seq);
 				else
-					pattern_fill(k->t->base, g->m, k->rank, k->seq);
+					pattern_fill(k->t->base, coll_send_bytes(g), k->rank, k->seq);
 				if (k->t->ops->sync(k->t))
 					return -1;
 			}

@@ -1,8 +1,8 @@
 /*
  * kernels/mpimode.c: the host-only baseline (--mode mpi). Every rank is a
  * host and the MPI library's own MPI_Bcast (root 0), MPI_Gather (root 0),
- * MPI_Allgather, MPI_Reduce (root 0) or MPI_Allreduce (each listed dtype x
- * op, mapped to MPI's datatypes and operations) runs, so that the tuner can compare offloading with what
+ * MPI_Allgather, MPI_Reduce (root 0), MPI_Allreduce (each listed dtype x
+ * op, mapped to MPI's datatypes and operations) or MPI_Alltoall runs, so that the tuner can compare offloading with what
  * the library does, and Open MPI's coll/tuned algorithm choices
  * (OMPI_MCA_coll_tuned_<coll>_algorithm) can be measured and recorded.
  * Same loop, validation and MPI_MAX reduction as the offloaded kernels.
@@ -91,6 +91,8 @@ static void mpi_fill(const struct mpi_point *p, uint64_t seq)
 		pattern_fill(p->recvbuf, p->m, 0, seq);
 	else if (coll_is_reduction(p->c))
 		reduce_fill(p->sendbuf, p->m, p->dt, p->op, p->size, p->rank, seq);
+	else if (p->c == COLL_ALLTOALL)
+		pattern_fill(p->sendbuf, p->m * (size_t)p->size, p->rank, seq);
 	else if (p->c != COLL_BCAST)
 		pattern_fill(p->sendbuf, p->m, p->rank, seq);
 }
@@ -106,6 +108,8 @@ static int mpi_call(const struct mpi_point *p)
 		return MPI_Gather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, 0, p->world);
 	case COLL_ALLGATHER:
 		return MPI_Allgather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
+	case COLL_ALLTOALL:
+		return MPI_Alltoall(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
 	case COLL_REDUCE:
 		return MPI_Reduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
 				  mpi_op(p->op), 0, p->world);
@@ -128,6 +132,9 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	if (p->c == COLL_ALLGATHER || (p->c == COLL_GATHER && p->rank == 0))
 		for (int r = 0; r < p->size; r++)
 			expect_add(&e, (size_t)r * p->m, p->m, r);
+	if (p->c == COLL_ALLTOALL)
+		for (int r = 0; r < p->size; r++)
+			expect_add_from(&e, (size_t)r * p->m, p->m, r, (size_t)p->rank * p->m);
 	if (p->c == COLL_ALLREDUCE || (p->c == COLL_REDUCE && p->rank == 0))
 		expect_add_reduced(&e, 0, p->m, 0);
 	check_blocks(p->recvbuf, &g, &e, seq, &bad, &src);
@@ -217,9 +224,10 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 	for (size_t z = 0; z < o->nsizes; z++)
 		if (o->sizes[z] > mmax)
 			mmax = o->sizes[z];
-	sendbuf = xmalloc(mmax);
+	/* alltoall sends a block to every rank: size x m. */
+	sendbuf = xmalloc(mmax * (uint64_t)size);
 	recvbuf = xmalloc(mmax * (uint64_t)size);
-	memset(sendbuf, 0, mmax);
+	memset(sendbuf, 0, mmax * (uint64_t)size);
 	memset(recvbuf, 0, mmax * (uint64_t)size);
 	fault_hang(o, rank);
 	if (out)

@@ -613,10 +613,13 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 {
 	uint64_t mmax = 0, most = 0;
+	unsigned all = 0;
 
 	for (size_t i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > mmax)
 			mmax = o->sizes[i];
+	for (int c = 0; c < COLL_N; c++)
+		all |= o->colls & (1u << c) ? coll_region_all(c) : 0;
 	if (kopts_any(o, coll_is_reduction))
 		for (size_t c = 0; c < o->nchunks; c++)
 			for (size_t w = 0; w < o->nwindows; w++) {
@@ -626,7 +629,7 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 				most = b > most ? b : most;
 			}
 	sched_region(hosts, o->workers, mmax,
-		     kopts_any(o, coll_recv_all), most, r);
+		     all, most, r);
 }
 
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)

@@ -65,7 +65,9 @@ double out_algbw(uint64_t m, double us)
 
 /* nccl-tests' convention where it has one: the bytes a link must carry,
  * per host, relative to the message: allreduce 2(n-1)/n, reduce (n-1)/n,
- * bcast 1, gather and allgather (n-1) (each host's m of n*m is new). */
+ * bcast 1, gather and allgather (n-1) (each host's m of n*m is new),
+ * alltoall (n-1) (each host receives n-1 blocks of m: nccl-tests counts
+ * the whole buffer, n*m, times (n-1)/n). */
 double out_busbw(enum coll c, int n, double algbw)
 {
 	switch (c) {

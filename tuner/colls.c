@@ -18,13 +18,16 @@ static const char *const ompi_allgather[] = { "default", "linear", "bruck",
 	"recursive_doubling", "ring", "neighbor", "two_proc", NULL };
 static const char *const ompi_reduce[] = { "default", "linear", "chain", "pipeline", "binary",
 	"binomial", "in-order_binary", "rabenseifner", NULL };
+static const char *const ompi_alltoall[] = { "default", "linear", "pairwise", "modified_bruck",
+	"linear_sync", "two_proc", NULL };
 static const char *const ompi_allreduce[] = { "default", "basic_linear", "nonoverlapping",
 	"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
 
 /* Open MPI ids: enum COLLTYPE of ompi/mca/coll/base/coll_base_functions.h
- * (4.1: allgather 0, allreduce 2, bcast 7, gather 9, reduce 11). A
- * reduction's rules-file size is its buffer: dtype size x count, which is
- * the kernel's bytes. The rows are in the kernel's order, which is the
+ * (4.1: allgather 0, allreduce 2, alltoall 3, bcast 7, gather 9, reduce
+ * 11). A reduction's rules-file size is its buffer: dtype size x count,
+ * which is the kernel's bytes; alltoall's is every block a rank sends
+ * (coll_tuned_alltoall_intra_dec_dynamic: type size x count x ranks). The rows are in the kernel's order, which is the
  * order of every listing. */
 const struct colls_desc colls_table[] = {
 	{ COLL_BCAST, 7, COLLS_SIZE_BYTES, "bcast", ompi_bcast },
@@ -32,6 +35,7 @@ const struct colls_desc colls_table[] = {
 	{ COLL_ALLGATHER, 0, COLLS_SIZE_BYTES_X_RANKS, "allgather", ompi_allgather },
 	{ COLL_REDUCE, 11, COLLS_SIZE_BYTES, "reduce", ompi_reduce },
 	{ COLL_ALLREDUCE, 2, COLLS_SIZE_BYTES, "allreduce", ompi_allreduce },
+	{ COLL_ALLTOALL, 3, COLLS_SIZE_BYTES_X_RANKS, "alltoall", ompi_alltoall },
 };
 
 const size_t colls_count = sizeof(colls_table) / sizeof(colls_table[0]);

@@ -4,7 +4,7 @@
  * decisions turned into Open MPI rules (collectives, communicator sizes,
  * size thresholds) that the rules, UCC and env writers use. Open MPI counts
  * a rule's message size its own way: bytes per rank for bcast, bytes per
- * rank times the communicator size for gather and allgather
+ * rank times the communicator size for gather, allgather and alltoall
  * (coll_tuned_decision_dynamic.c); the rules are in those terms (colls.h);
  * reductions count bytes, dtype size times count.
  */

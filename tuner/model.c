@@ -45,7 +45,7 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 
 	/* Where the launch's other collectives would put the areas does not
 	 * change a time: the region as if gathers ran beside it. */
-	sched_region(H, mc->W, mmax, 1,
+	sched_region(H, mc->W, mmax, SCHED_RECV_ALL | coll_region_all(pt->coll),
 		     pt->has_reduction || coll_is_reduction(pt->coll) ?
 		     sched_scratch_bytes(H, mc->W, mmax, chunk, window) : 0, &rg);
 	return (struct coll_geom){

@@ -11,7 +11,7 @@
 
 const char *const coll_names[COLL_N] = {
 	[COLL_BCAST] = "bcast", [COLL_GATHER] = "gather", [COLL_ALLGATHER] = "allgather",
-	[COLL_REDUCE] = "reduce", [COLL_ALLREDUCE] = "allreduce",
+	[COLL_REDUCE] = "reduce", [COLL_ALLREDUCE] = "allreduce", [COLL_ALLTOALL] = "alltoall",
 };
 
 const char *const alg_names[ALG_N] = {
@@ -26,15 +26,17 @@ const char *const alg_names[ALG_N] = {
  * worker schedule is pipelined. */
 const struct coll_desc coll_table[COLL_N] = {
 	[COLL_BCAST] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), .pipelined = SCHEDULES,
-			 .recv = COLL_RECV_ONE, .build = coll_build_bcast },
+			 .build = coll_build_bcast },
 	[COLL_GATHER] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), .pipelined = ~0u,
-			  .recv = COLL_RECV_ALL, .build = coll_build_gather },
+			  .all = SCHED_RECV_ALL, .build = coll_build_gather },
 	[COLL_ALLGATHER] = { .algs = ALG(ALG_LEADER) | ALG(ALG_ALLIN) | ALG(ALG_RING) | ALG(ALG_RECDBL),
-			     .pipelined = ~0u, .recv = COLL_RECV_ALL, .build = coll_build_allgather },
+			     .pipelined = ~0u, .all = SCHED_RECV_ALL, .build = coll_build_allgather },
 	[COLL_REDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | ALG(ALG_KNOMIAL), .pipelined = ~0u,
-			  .reduction = 1, .recv = COLL_RECV_ONE, .build = coll_build_reduce },
+			  .reduction = 1, .build = coll_build_reduce },
 	[COLL_ALLREDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | SCHEDULES, .pipelined = ~0u,
-			     .reduction = 1, .recv = COLL_RECV_ONE, .build = coll_build_reduce },
+			     .reduction = 1, .build = coll_build_reduce },
+	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT), .pipelined = ~0u, .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
+			    .build = coll_build_alltoall },
 };
 
 int alg_is_default(enum alg a)
@@ -57,9 +59,14 @@ int coll_is_reduction(enum coll c)
 	return c >= 0 && c < COLL_N && coll_table[c].reduction;
 }
 
-int coll_recv_all(enum coll c)
+unsigned coll_region_all(enum coll c)
 {
-	return c >= 0 && c < COLL_N && coll_table[c].recv == COLL_RECV_ALL;
+	return c >= 0 && c < COLL_N ? coll_table[c].all : 0;
+}
+
+size_t coll_send_bytes(const struct coll_geom *g)
+{
+	return coll_region_all(g->coll) & SCHED_SEND_ALL ? (size_t)g->H * g->m : g->m;
 }
 
 int alg_applies(enum coll c, enum alg a)

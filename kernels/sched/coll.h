@@ -22,17 +22,13 @@
 #define COLL_RADIX_MIN 2
 #define COLL_RADIX_MAX 8
 
-/* What a collective's receive area holds on each rank. */
-enum coll_recv {
-	COLL_RECV_ONE,		/* one block of m bytes (bcast, the reductions) */
-	COLL_RECV_ALL,		/* H blocks of m bytes (gather, allgather) */
-};
-
 struct coll_desc {
 	unsigned algs;		/* bit per enum alg that applies */
 	unsigned pipelined;	/* of those, where chunk and window apply */
 	int reduction;		/* dtype and op apply */
-	enum coll_recv recv;
+	unsigned all;		/* SCHED_RECV_ALL: the receive area holds H
+				 * blocks of m (gather, allgather, alltoall);
+				 * SCHED_SEND_ALL: the send area does (alltoall) */
 	int (*build)(const struct coll_geom *g, int rank, struct coll_rank *cr);
 };
 
@@ -50,8 +46,10 @@ int coll_build(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 /* Nonzero when dtype and op apply to c (a reduction). */
 int coll_is_reduction(enum coll c);
-/* Nonzero when c's receive area holds every host's block (H x m). */
-int coll_recv_all(enum coll c);
+/* c's SCHED_RECV_ALL and SCHED_SEND_ALL (sched_region's all). */
+unsigned coll_region_all(enum coll c);
+/* The bytes of a source's send area that c reads: m, or H x m. */
+size_t coll_send_bytes(const struct coll_geom *g);
 /* Nonzero when chunk and window apply to c with a. */
 int alg_is_pipelined(enum coll c, enum alg a);
 /* Nonzero when the radix axis applies to a (the k-nomial tree). */

@@ -111,13 +111,13 @@ int sched_next_host(const struct coll_geom *g, int w, int *pos)
 	return -1;
 }
 
-void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+void sched_region(int H, int W, uint64_t m, unsigned all, uint64_t scratch_bytes,
 		  struct sched_region *r)
 {
-	uint64_t recv = gathers ? (uint64_t)H * m : m;
+	uint64_t recv = all & SCHED_RECV_ALL ? (uint64_t)H * m : m;
 
-	r->send = m;
-	r->scratch = (m + recv + 63) & ~(uint64_t)63;
+	r->send = all & SCHED_SEND_ALL ? (uint64_t)H * m : m;
+	r->scratch = (r->send + recv + 63) & ~(uint64_t)63;
 	r->flags = (r->scratch + scratch_bytes + 63) & ~(uint64_t)63;
 	r->bytes = r->flags + SCHED_FLAG_BYTES(H + W);
 }
@@ -222,6 +222,12 @@ void expect_add(struct expect *e, size_t off, size_t len, int src)
 {
 	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
 	e->b[e->n++] = (struct block){ off, len, src, 0 };
+}
+
+void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t from)
+{
+	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
+	e->b[e->n++] = (struct block){ off, len, src, from };
 }
 
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base)

@@ -44,7 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_N };
+enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLTOALL,
+	    COLL_N };
 /* The worker schedules knomial, ring and recdbl are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
@@ -99,8 +100,9 @@ struct sched {
 	size_t nchan, calloc_;
 };
 
-/* A block this rank must hold after the collective: the pattern of src,
- * or (src == BLOCK_REDUCED) the reduction of every host's vector over
+/* A block this rank must hold after the collective: the pattern of src
+ * from offset base of src's send area (0 but for alltoall's blocks), or
+ * (src == BLOCK_REDUCED) the reduction of every host's vector over
  * elements [off - base, ...) where base is where the vector starts. */
 #define BLOCK_REDUCED (-1)
 struct block {
@@ -156,8 +158,9 @@ size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window);
 
 /* The region every rank exposes, as the kernel lays it out: one
  * definition for the kernel (kopts_region), the model and the planner's
- * costs. The send area [0, send) holds the largest size m; the receive
- * area follows it (H x m when a gather or allgather runs, else m); the
+ * costs. The send area [0, send) holds the largest size m (H x m with
+ * SCHED_SEND_ALL: an alltoall runs); the receive area follows it (H x m
+ * with SCHED_RECV_ALL: a gather, allgather or alltoall runs, else m); the
  * reductions' scratch starts at `scratch` (the caller's largest
  * sched_scratch_bytes(), 0 without reductions); the flags
  * (SCHED_FLAG_BYTES of H + W ranks) at `flags`; `bytes` in all. Every
@@ -166,7 +169,9 @@ struct sched_region {
 	uint64_t send, scratch, flags, bytes;
 };
 
-void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+#define SCHED_RECV_ALL 1u
+#define SCHED_SEND_ALL 2u
+void sched_region(int H, int W, uint64_t m, unsigned all, uint64_t scratch_bytes,
 		  struct sched_region *r);
 
 /* The full-vector buffers recdbl's combine keeps, one per stage, so that
@@ -202,6 +207,8 @@ void sched_finalize(struct sched *s);
 void sched_release(struct sched *s);
 
 void expect_add(struct expect *e, size_t off, size_t len, int src);
+/* The pattern of src from offset from of its send area. */
+void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t from);
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base);
 /* Frees what a builder put in cr and zeroes it. */
 void coll_rank_release(struct coll_rank *cr);
@@ -216,5 +223,6 @@ int coll_build_bcast(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_reduce(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_alltoall(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 #endif

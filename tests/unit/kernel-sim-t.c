@@ -69,7 +69,7 @@ static int access_read(struct sim *s, int r, size_t off, size_t len, int id)
 	for (size_t b = off; b < off + len; b++) {
 		struct loc *l = &s->locs[(size_t)r * s->bytes + b];
 
-		if (l->writer < 0 && !(r < s->g->H && b < s->g->m))
+		if (l->writer < 0 && !(r < s->g->H && b < coll_send_bytes(s->g)))
 			return fail(s, "op %d reads byte %d nobody wrote", id, (int)b);
 		if (l->writer >= 0 && !is_anc(s, l->writer, id))
 			return fail(s, "op %d reads what op %d writes, unordered", id, l->writer);
@@ -236,7 +236,7 @@ static int check_data(struct sim *s)
 			long long bad = b->src == BLOCK_REDUCED
 				? reduce_check(p, b->len, s->g->dt, s->g->op, s->g->H, SEQ,
 					       (b->off - b->base) / dtype_size(s->g->dt))
-				: pattern_check(p, b->len, b->src, SEQ);
+				: pattern_check_from(p, b->len, b->src, SEQ, b->base);
 
 			if (bad >= 0)
 				return fail(s, "rank %d: wrong byte at %d", r, (int)(b->off + (size_t)bad));
@@ -277,7 +277,7 @@ static int simulate(const struct coll_geom *g, int ref, int fault_rank, char *wh
 		if (coll_is_reduction(g->coll))
 			reduce_fill(s.mem + (size_t)h * s.bytes, g->m, g->dt, g->op, g->H, h, SEQ);
 		else
-			pattern_fill(s.mem + (size_t)h * s.bytes, g->m, h, SEQ);
+			pattern_fill(s.mem + (size_t)h * s.bytes, coll_send_bytes(g), h, SEQ);
 	ret = run_all(&s, fault_rank);
 	if (!ret)
 		ret = check_data(&s);
@@ -304,17 +304,18 @@ static void geom(struct coll_geom *g, int *owner, enum coll c, enum alg a, enum 
 		 int H, int W, size_t m, size_t chunk, int window, enum dtype dt, enum redop op)
 {
 	int hn[16], wn[16];
+	struct sched_region rg;
 
 	for (int h = 0; h < H; h++)
 		hn[h] = h / 3;
 	for (int w = 0; w < W; w++)
 		wn[w] = w < (H + 2) / 3 ? w : -1;
 	assign_hosts(as, H, W, hn, wn, owner);
-	*g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = m, .S = m,
+	sched_region(H, W, m, SCHED_RECV_ALL | coll_region_all(c), sched_scratch_bytes(H, W, m, chunk, window),
+		     &rg);
+	*g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = m, .S = rg.send,
 				 .owner = owner, .chunk = chunk, .window = window, .dt = dt, .op = op,
-				 .radix = radix };
-	g->R = (m + (size_t)H * m + 63) & ~(size_t)63;
-	g->F = (g->R + sched_scratch_bytes(H, W, m, chunk, window) + 63) & ~(size_t)63;
+				 .radix = radix, .R = rg.scratch, .F = rg.flags };
 }
 
 /* Worker 0 writes before it has reduced: its first write loses its deps. */
@@ -398,7 +399,7 @@ int main(void)
 	int owner[16];
 	char why[256];
 
-	plan(53);
+	plan(54);
 	/* Under the sanitizers (make check runs the unit tests twice) the same
 	 * checks on W = 1..5: the memory checks need the shapes, not all sizes. */
 #if defined(__SANITIZE_ADDRESS__)
