@@ -113,14 +113,11 @@ void check_blocks(const void *base, const struct coll_geom *g, const struct expe
 	for (size_t i = 0; i < e->n; i++) {
 		const struct block *b = &e->b[i];
 		const char *p = (const char *)base + b->off;
-		long long bad = b->src == BLOCK_REDUCED
-			? reduce_check(p, b->len, g->dt, g->op, g->H, seq,
-				       (b->off - b->base) / dtype_size(g->dt))
-			: pattern_check_from(p, b->len, b->src, seq, b->base);
+		long long bad = block_check(p, b, g, seq);
 
 		if (bad >= 0) {
 			*off = (long long)b->off + bad;
-			*src = b->src;
+			*src = b->src < 0 ? BLOCK_REDUCED : b->src;
 			return;
 		}
 	}

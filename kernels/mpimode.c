@@ -1,8 +1,9 @@
 /*
  * kernels/mpimode.c: the host-only baseline (--mode mpi). Every rank is a
  * host and the MPI library's own MPI_Bcast (root 0), MPI_Gather (root 0),
- * MPI_Allgather, MPI_Reduce (root 0), MPI_Allreduce (each listed dtype x
- * op, mapped to MPI's datatypes and operations) or MPI_Alltoall runs, so that the tuner can compare offloading with what
+ * MPI_Allgather, MPI_Reduce (root 0), MPI_Allreduce, MPI_Scan or
+ * MPI_Exscan (each listed dtype x op, mapped to MPI's datatypes and
+ * operations) or MPI_Alltoall runs, so that the tuner can compare offloading with what
  * the library does, and Open MPI's coll/tuned algorithm choices
  * (OMPI_MCA_coll_tuned_<coll>_algorithm) can be measured and recorded.
  * Same loop, validation and MPI_MAX reduction as the offloaded kernels.
@@ -110,6 +111,12 @@ static int mpi_call(const struct mpi_point *p)
 		return MPI_Allgather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
 	case COLL_ALLTOALL:
 		return MPI_Alltoall(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
+	case COLL_SCAN:
+		return MPI_Scan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
+				mpi_op(p->op), p->world);
+	case COLL_EXSCAN:
+		return MPI_Exscan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
+				  mpi_op(p->op), p->world);
 	case COLL_REDUCE:
 		return MPI_Reduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
 				  mpi_op(p->op), 0, p->world);
@@ -135,6 +142,9 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	if (p->c == COLL_ALLTOALL)
 		for (int r = 0; r < p->size; r++)
 			expect_add_from(&e, (size_t)r * p->m, p->m, r, (size_t)p->rank * p->m);
+	/* MPI_Exscan leaves rank 0's buffer undefined. */
+	if (p->c == COLL_SCAN || (p->c == COLL_EXSCAN && p->rank > 0))
+		expect_add_prefix(&e, 0, p->m, 0, p->c == COLL_SCAN ? p->rank + 1 : p->rank);
 	if (p->c == COLL_ALLREDUCE || (p->c == COLL_REDUCE && p->rank == 0))
 		expect_add_reduced(&e, 0, p->m, 0);
 	check_blocks(p->recvbuf, &g, &e, seq, &bad, &src);
@@ -146,7 +156,8 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 }
 
 /* corrupt: flip one byte of the data one rank sends in the last iteration
- * (the root for bcast, the last rank otherwise), for the fault test. */
+ * (the root for bcast, rank 0 for exscan, whose last rank's data reaches
+ * nobody, the last rank otherwise), for the fault test. */
 static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t *seq,
 		     int corrupt, struct mpi_result *res)
 {
@@ -160,7 +171,8 @@ static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t 
 		++*seq;
 		if (o->validate)
 			mpi_fill(p, *seq);
-		if (corrupt && i == n - 1 && p->rank == (p->c == COLL_BCAST ? 0 : p->size - 1))
+		if (corrupt && i == n - 1 &&
+		    p->rank == (p->c == COLL_BCAST || p->c == COLL_EXSCAN ? 0 : p->size - 1))
 			(p->c == COLL_BCAST ? p->recvbuf : p->sendbuf)[p->m / 2] ^= 0x5a;
 		nb_barrier(p->world);
 		t0 = MPI_Wtime();

@@ -12,12 +12,13 @@
 const char *const coll_names[COLL_N] = {
 	[COLL_BCAST] = "bcast", [COLL_GATHER] = "gather", [COLL_ALLGATHER] = "allgather",
 	[COLL_REDUCE] = "reduce", [COLL_ALLREDUCE] = "allreduce", [COLL_ALLTOALL] = "alltoall",
+	[COLL_SCAN] = "scan", [COLL_EXSCAN] = "exscan",
 };
 
 const char *const alg_names[ALG_N] = {
 	[ALG_DIRECT] = "direct", [ALG_LEADER] = "leader", [ALG_ALLIN] = "allin",
 	[ALG_SLICE] = "slice", [ALG_ASSIGNED] = "assigned", [ALG_KNOMIAL] = "knomial",
-	[ALG_RING] = "ring", [ALG_RECDBL] = "recdbl",
+	[ALG_RING] = "ring", [ALG_RECDBL] = "recdbl", [ALG_CHAIN] = "chain",
 };
 
 /* Pipelining: the reductions, gather and allgather chunk every algorithm
@@ -37,6 +38,9 @@ const struct coll_desc coll_table[COLL_N] = {
 			     .reduction = 1, .build = coll_build_reduce },
 	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT), .pipelined = ~0u, .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
 			    .build = coll_build_alltoall },
+	/* The workers' staging: a vector per host, in the receive area. */
+	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
+	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
 };
 
 int alg_is_default(enum alg a)

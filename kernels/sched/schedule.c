@@ -230,6 +230,12 @@ void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t f
 	e->b[e->n++] = (struct block){ off, len, src, from };
 }
 
+void expect_add_prefix(struct expect *e, size_t off, size_t len, size_t base, int n)
+{
+	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
+	e->b[e->n++] = (struct block){ off, len, BLOCK_PREFIX(n), base };
+}
+
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base)
 {
 	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));

@@ -45,14 +45,14 @@
 #include <stdint.h>
 
 enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLTOALL,
-	    COLL_N };
+	    COLL_SCAN, COLL_EXSCAN, COLL_N };
 /* The worker schedules knomial, ring and recdbl are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
  * (each worker folds its hosts' vectors) with that schedule as the workers'
  * combine instead of the direct one. Which applies to what: coll.c. */
 enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_SLICE, ALG_ASSIGNED, ALG_KNOMIAL, ALG_RING,
-	   ALG_RECDBL, ALG_N };
+	   ALG_RECDBL, ALG_CHAIN, ALG_N };
 
 /* A reduction's element type and operation (their names: reduce.h). */
 enum dtype { DT_INT32, DT_INT64, DT_UINT32, DT_UINT64, DT_FLOAT, DT_DOUBLE, DT_N };
@@ -103,8 +103,10 @@ struct sched {
 /* A block this rank must hold after the collective: the pattern of src
  * from offset base of src's send area (0 but for alltoall's blocks), or
  * (src == BLOCK_REDUCED) the reduction of every host's vector over
- * elements [off - base, ...) where base is where the vector starts. */
+ * elements [off - base, ...) where base is where the vector starts, or
+ * (src == BLOCK_PREFIX(n)) the same of hosts 0 .. n-1 only (scan). */
 #define BLOCK_REDUCED (-1)
+#define BLOCK_PREFIX(n) (-1 - (n))
 struct block {
 	size_t off, len;
 	int src;
@@ -210,6 +212,8 @@ void expect_add(struct expect *e, size_t off, size_t len, int src);
 /* The pattern of src from offset from of its send area. */
 void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t from);
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base);
+/* The reduction of hosts 0 .. n-1 (n >= 1). */
+void expect_add_prefix(struct expect *e, size_t off, size_t len, size_t base, int n);
 /* Frees what a builder put in cr and zeroes it. */
 void coll_rank_release(struct coll_rank *cr);
 
@@ -224,5 +228,6 @@ int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr)
 int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_reduce(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_alltoall(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_scan(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 #endif

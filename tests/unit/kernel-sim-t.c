@@ -233,10 +233,7 @@ static int check_data(struct sim *s)
 		for (size_t i = 0; i < s->cr[r].exp.n; i++) {
 			const struct block *b = &s->cr[r].exp.b[i];
 			const unsigned char *p = s->mem + (size_t)r * s->bytes + b->off;
-			long long bad = b->src == BLOCK_REDUCED
-				? reduce_check(p, b->len, s->g->dt, s->g->op, s->g->H, SEQ,
-					       (b->off - b->base) / dtype_size(s->g->dt))
-				: pattern_check_from(p, b->len, b->src, SEQ, b->base);
+			long long bad = block_check(p, b, s->g, SEQ);
 
 			if (bad >= 0)
 				return fail(s, "rank %d: wrong byte at %d", r, (int)(b->off + (size_t)bad));
@@ -399,7 +396,7 @@ int main(void)
 	int owner[16];
 	char why[256];
 
-	plan(54);
+	plan(58);
 	/* Under the sanitizers (make check runs the unit tests twice) the same
 	 * checks on W = 1..5: the memory checks need the shapes, not all sizes. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -443,13 +440,14 @@ int main(void)
 				   a == ALG_KNOMIAL ? radix : 0, n);
 			}
 	radix = 2;
-	/* Every op x dtype x reduction algorithm: a corrupted byte in the
-	 * first write to a host is caught. */
-	for (int c = COLL_REDUCE; c <= COLL_ALLREDUCE; c++)
-		for (int a = ALG_SLICE; a < ALG_N; a++) {
+	/* Every op x dtype x reduction's algorithm (scan and exscan: every
+	 * prefix, against the sequential fold): valid, and a corrupted byte
+	 * in the first write to a host is caught. */
+	for (int c = 0; c < COLL_N; c++)
+		for (int a = 0; a < ALG_N; a++) {
 			int caught = 0, tried = 0;
 
-			if (!alg_applies(c, a))
+			if (!coll_is_reduction(c) || !alg_applies(c, a))
 				continue;
 
 			for (int dt = 0; dt < DT_N; dt++)

@@ -113,7 +113,7 @@ static void reductions(void)
 		"a size a listed dtype does not divide, at the sizes line");
 	refused(SYS("") RSWEEP(" sizes = \"1M\";\n dtypes = [\"int64\"];\n chunks = [\"1001\"];\n"),
 		"'sweep.chunks': 1001 is not a whole number", NULL, "a chunk the dtype does not divide");
-	refused(SYS("") SWEEP(" wpn = [1];\n dtypes = [\"int64\"];\n"), "'sweep.dtypes' applies only to reductions (reduce, allreduce)",
+	refused(SYS("") SWEEP(" wpn = [1];\n dtypes = [\"int64\"];\n"), "'sweep.dtypes' applies only to reductions (reduce, allreduce, scan, exscan)",
 		NULL, "dtypes without a reduction");
 	refused(SYS("") SWEEP(" wpn = [1];\n chunks = [\"64K\"];\n"), "'sweep.chunks' applies only to",
 		NULL, "chunks without a reduction or a pipelined schedule");

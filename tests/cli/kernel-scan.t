@@ -1,0 +1,74 @@
+#!/bin/sh
+# tests/cli/kernel-scan.t: scan and exscan under real mpirun. Offloaded
+# (the workers' chain): every assignment, every dtype x op the reductions
+# have, every element of every host's prefix checked against the
+# sequential fold of the hosts before it (and its own, for scan); a
+# corrupted byte is caught. Host-only: MPI_Scan and MPI_Exscan the same
+# way, under Open MPI's own choice, each coll/tuned algorithm forced, and
+# each MPICH algorithm forced under mpiexec.hydra.
+. "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+. "$ROOT/tests/cli/kernel-lib.sh"
+
+plan 14
+DTYPES=int32,int64,uint32,uint64,float,double
+OPS=sum,prod,min,max,band,bor,bxor,land,lor,lxor
+
+# 5 hosts, 2 workers; 1000 bytes is whole elements of every dtype.
+kernel_run 7 -t rma -w 2 -c scan,exscan -A block,cyclic,locality --ppn 2 --dtype $DTYPES --op $OPS \
+	-m 1000,8K -i 2 -x 1
+is "$?" 0 "offloaded scan and exscan: exit 0"
+# 2 collectives x 3 assignments x 2 sizes x 48 dtype x op that apply
+is "$(wc -l <"$TMP/out" | tr -d ' ')" 576 "one record per collective x assignment x size x dtype x op"
+is "$(json_field "$TMP/out" valid | sort -u)" true "every record valid"
+is "$(json_field "$TMP/out" algorithm | sort -u)" chain "the algorithm: chain"
+problems=$(check_records "$TMP/out")
+is "$problems" "" "records hold their contract"
+
+# flip-byte, exscan: worker 0 (block: hosts 0, 1 and 4) first writes host
+# 1's result (host 0's vector), at the 8K send area + 2048.
+SWEETSPOT_FAULT=flip-byte kernel_run 7 -t rma -w 2 -c exscan -m 4K,8K -i 2 -x 1
+is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " "exscan: a corrupted byte, exit 1, first point invalid"
+is "$(head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*')" \
+	'"bad_rank":1,"bad_source":-1,"bad_offset":10240' "  ... host 1, the reduced block, its first bad byte"
+
+# Host-only, Open MPI's own choice, every dtype x op.
+kernel_run 5 --mode mpi -c scan,exscan --dtype $DTYPES --op $OPS -m 1000 -i 2 -x 1
+is "$? $(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "0 96 true" \
+	"MPI_Scan and MPI_Exscan: every dtype x op valid"
+SWEETSPOT_FAULT=flip-byte kernel_run 5 --mode mpi -c exscan -m 4K -i 2 -x 1
+is "$(grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
+	'"bad_rank":1,"bad_source":-1,"bad_offset":2048' "MPI_Exscan: rank 0's corrupted vector is caught at rank 1"
+
+# Every coll/tuned algorithm of each, forced.
+for c in scan exscan; do
+	algs=$(ompi_info --param coll tuned --level 9 --parsable |
+		sed -n "s/^mca:coll:tuned:param:coll_tuned_${c}_algorithm:enumerator:value:\\([1-9][0-9]*\\):.*/\\1/p")
+	forced=
+	for a in $algs; do
+		rc=$(export OMPI_MCA_coll_tuned_use_dynamic_rules=1 "OMPI_MCA_coll_tuned_${c}_algorithm=$a"
+			kernel_run 4 --mode mpi -c $c --dtype int64,double --op sum,max -m 4K -i 2 -x 1; echo $?)
+		[ "$rc $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
+			"0 true tuned:$a" ] && forced="$forced $a"
+	done
+	is "$forced" " $(echo $algs)" "$c: every coll/tuned algorithm ($(echo $algs)) forced runs valid and is recorded"
+done
+
+# MPICH: the kernel built with it under mpiexec.hydra, every algorithm the
+# installed MPICH's mpivars lists for each forced by its variable.
+KMPICH=$BIN/mpich/sweetspot-kernel
+for c in SCAN EXSCAN; do
+	algs=$(mpivars 2>/dev/null | grep -m1 "MPIR_CVAR_${c}_INTRA_ALGORITHM *=" |
+		perl -ne 'while (/([a-z_]+)\s+- Force/g) { my $n = $1; $n =~ s/^algorithm//; print "$n\n" }')
+	forced=
+	lc=$(echo $c | tr A-Z a-z)
+	for a in $algs; do
+		env MPIR_CVAR_${c}_INTRA_ALGORITHM=$a timeout -k 5 300 mpiexec.hydra -n 4 "$KMPICH" --mode mpi \
+			-c $lc --dtype int64,double --op sum,max -m 4K -i 2 -x 1 >"$TMP/out" 2>"$TMP/err"
+		[ "$? $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
+			"0 true mpich:$a" ] && forced="$forced $a"
+	done
+	is "$forced" " $(echo $algs)" "MPICH $lc: every algorithm ($(echo $algs)) forced runs valid and is recorded"
+done
+
+"$KERNEL" --help >"$TMP/help" 2>&1
+like "$TMP/help" '^ *exscan: chain$' "--help: scan, exscan and their algorithm"
