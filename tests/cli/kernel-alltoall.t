@@ -14,11 +14,7 @@ plan 16
 kernel_run 7 -t rma -w 2 -c alltoall -A block,cyclic,locality --ppn 2 -m 1000,4K \
 	--chunk 300,4K --window 1,3 -i 3 -x 1
 is "$?" 0 "offloaded alltoall: exit 0"
-is "$(wc -l <"$TMP/out" | tr -d ' ')" 24 "one record per assignment x size x chunk x window"
-is "$(json_field "$TMP/out" valid | sort -u)" true "every record valid"
-is "$(json_field "$TMP/out" algorithm | sort -u)" direct "the algorithm: direct"
-problems=$(check_records "$TMP/out")
-is "$problems" "" "records hold their contract"
+records_ok 24 direct "offloaded alltoall, an assignment x size x chunk x window each"
 
 # flip-byte: worker 0 (block: hosts 0, 1 and 4) first writes host 0's own
 # block, 4K at 5 x 8K (the send area holds a block of the largest size
@@ -26,8 +22,7 @@ is "$problems" "" "records hold their contract"
 SWEETSPOT_FAULT=flip-byte kernel_run 7 -t rma -w 2 -c alltoall -m 4K,8K -i 3 -x 1
 is "$?" 1 "a corrupted byte: exit 1"
 is "$(json_field "$TMP/out" valid | tr '\n' ' ')" "false true " "first point invalid, second valid"
-is "$(head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*')" \
-	'"bad_rank":0,"bad_source":0,"bad_offset":43008' "the rank, source and first bad offset"
+is "$(first_bad)" '"bad_rank":0,"bad_source":0,"bad_offset":43008' "the rank, source and first bad offset"
 
 # Host-only: Open MPI's own choice, then every coll/tuned algorithm that
 # ompi_info lists for alltoall (two_proc only on 2 ranks), each forced.

@@ -75,3 +75,17 @@ check_records() {
 		if (bad != "") print NR ":" bad
 	}' "$1"
 }
+
+# records_ok N ALGORITHM WHAT: $TMP/out holds N records, every one valid,
+# of ALGORITHM, each holding its contract (check_records): 4 TAP lines.
+records_ok() {
+	is "$(wc -l <"$TMP/out" | tr -d ' ')" "$1" "$3: $1 records"
+	is "$(json_field "$TMP/out" valid | sort -u)" true "$3: every record valid"
+	is "$(json_field "$TMP/out" algorithm | sort -u)" "$2" "$3: the algorithm is $2"
+	is "$(check_records "$TMP/out")" "" "$3: records hold their contract"
+}
+
+# first_bad: where the first record of $TMP/out says validation failed.
+first_bad() {
+	head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*'
+}

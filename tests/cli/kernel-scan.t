@@ -18,18 +18,13 @@ kernel_run 7 -t rma -w 2 -c scan,exscan -A block,cyclic,locality --ppn 2 --dtype
 	-m 1000,8K -i 2 -x 1
 is "$?" 0 "offloaded scan and exscan: exit 0"
 # 2 collectives x 3 assignments x 2 sizes x 48 dtype x op that apply
-is "$(wc -l <"$TMP/out" | tr -d ' ')" 576 "one record per collective x assignment x size x dtype x op"
-is "$(json_field "$TMP/out" valid | sort -u)" true "every record valid"
-is "$(json_field "$TMP/out" algorithm | sort -u)" chain "the algorithm: chain"
-problems=$(check_records "$TMP/out")
-is "$problems" "" "records hold their contract"
+records_ok 576 chain "offloaded scan and exscan, a collective x assignment x size x dtype x op each"
 
 # flip-byte, exscan: worker 0 (block: hosts 0, 1 and 4) first writes host
 # 1's result (host 0's vector), at the 8K send area + 2048.
 SWEETSPOT_FAULT=flip-byte kernel_run 7 -t rma -w 2 -c exscan -m 4K,8K -i 2 -x 1
 is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " "exscan: a corrupted byte, exit 1, first point invalid"
-is "$(head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*')" \
-	'"bad_rank":1,"bad_source":-1,"bad_offset":10240' "  ... host 1, the reduced block, its first bad byte"
+is "$(first_bad)" '"bad_rank":1,"bad_source":-1,"bad_offset":10240' "  ... host 1, the reduced block, its first bad byte"
 
 # Host-only, Open MPI's own choice, every dtype x op.
 kernel_run 5 --mode mpi -c scan,exscan --dtype $DTYPES --op $OPS -m 1000 -i 2 -x 1
