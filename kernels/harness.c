@@ -268,23 +268,29 @@ static void flag_backoff(struct kctx *k, int round, struct timespec *nap)
 		nap->tv_nsec *= 2;
 }
 
-/* Runs schedule p: every op whose dependencies are complete is started;
- * remote ones are posted first, then local work runs while they fly, then
- * one wait completes everything posted. corrupt: flip a byte of the
- * first write to a host (see post_remote). */
-static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sched *p,
-		      struct sched_run *x, int corrupt)
+/* Readies x for running p: the ops without dependencies are queued. */
+static void sched_start(struct sched_run *x, const struct sched *p)
 {
-	int bad = corrupt ? coll_fault_write(g, p) : -1, round = 0;
-	struct timespec nap = { 0, 1000 };
-
 	memset(x->head, 0, sizeof(x->head));
 	memset(x->tail, 0, sizeof(x->tail));
 	x->done = x->nposted = 0;
 	for (size_t i = 0; i < p->n; i++)
 		if ((x->left[i] = p->ops[i].ndeps) == 0)
 			enqueue(x, p, i);
-	while (x->done < p->n) {
+}
+
+/* Runs schedule p (started in x) until stop of its ops are complete: every
+ * op whose dependencies are complete is started; remote ones are posted
+ * first, then local work runs while they fly, then one wait completes
+ * everything posted. corrupt: flip a byte of the first write to a host
+ * (see post_remote). */
+static int sched_run_until(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+			   struct sched_run *x, int corrupt, size_t stop)
+{
+	int bad = corrupt ? coll_fault_write(g, p) : -1, round = 0;
+	struct timespec nap = { 0, 1000 };
+
+	while (x->done < stop) {
 		if (x->head[Q_REMOTE] < x->tail[Q_REMOTE]) {
 			size_t i = x->queue[Q_REMOTE * x->cap + x->head[Q_REMOTE]++];
 
@@ -312,6 +318,26 @@ static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sc
 		}
 	}
 	return 0;
+}
+
+static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+		      struct sched_run *x, int corrupt)
+{
+	sched_start(x, p);
+	return sched_run_until(k, g, p, x, corrupt, p->n);
+}
+
+/* A host's part of the offloaded phase around its compute of units: the
+ * ops before it (cr->entry), the compute, the rest (barrier: the wait for
+ * the release). */
+static int host_offloaded(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+			  struct sched_run *x, uint64_t units)
+{
+	sched_start(x, &cr->off);
+	if (sched_run_until(k, g, &cr->off, x, 0, cr->entry))
+		return -1;
+	compute_run(units);
+	return sched_run_until(k, g, &cr->off, x, 0, cr->off.n);
 }
 
 enum phase { PH_REF, PH_COMPUTE, PH_COMM, PH_TOTAL };
@@ -359,12 +385,11 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 				compute_run(units);
 			break;
 		case PH_COMM:
-			if (!host)
-				rc = sched_exec(k, g, &cr->off, x, 0);
+			rc = host ? host_offloaded(k, g, cr, x, 0) : sched_exec(k, g, &cr->off, x, 0);
 			break;
 		case PH_TOTAL:
 			if (host)
-				compute_run(units);
+				rc = host_offloaded(k, g, cr, x, units);
 			else
 				rc = sched_exec(k, g, &cr->off, x, k->rank == corrupt_rank && i == n - 1);
 			break;

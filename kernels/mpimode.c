@@ -3,7 +3,7 @@
  * host and the MPI library's own MPI_Bcast (root 0), MPI_Gather (root 0),
  * MPI_Allgather, MPI_Reduce (root 0), MPI_Allreduce, MPI_Scan or
  * MPI_Exscan (each listed dtype x op, mapped to MPI's datatypes and
- * operations) or MPI_Alltoall runs, so that the tuner can compare offloading with what
+ * operations), MPI_Alltoall or MPI_Barrier runs, so that the tuner can compare offloading with what
  * the library does, and Open MPI's coll/tuned algorithm choices
  * (OMPI_MCA_coll_tuned_<coll>_algorithm) can be measured and recorded.
  * Same loop, validation and MPI_MAX reduction as the offloaded kernels.
@@ -111,6 +111,8 @@ static int mpi_call(const struct mpi_point *p)
 		return MPI_Allgather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
 	case COLL_ALLTOALL:
 		return MPI_Alltoall(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
+	case COLL_BARRIER:
+		return MPI_Barrier(p->world);
 	case COLL_SCAN:
 		return MPI_Scan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
 				mpi_op(p->op), p->world);

@@ -68,7 +68,7 @@ double out_algbw(uint64_t m, double us)
  * bcast 1, gather and allgather (n-1) (each host's m of n*m is new),
  * alltoall (n-1) (each host receives n-1 blocks of m: nccl-tests counts
  * the whole buffer, n*m, times (n-1)/n); scan and exscan 1 (nccl-tests
- * has none: each host receives its m). */
+ * has none: each host receives its m); barrier moves nothing: 0. */
 double out_busbw(enum coll c, int n, double algbw)
 {
 	switch (c) {
@@ -76,6 +76,8 @@ double out_busbw(enum coll c, int n, double algbw)
 		return algbw * 2 * (n - 1) / n;
 	case COLL_REDUCE:
 		return algbw * (n - 1) / n;
+	case COLL_BARRIER:
+		return 0;
 	case COLL_BCAST:
 	case COLL_SCAN:
 	case COLL_EXSCAN:

@@ -20,13 +20,15 @@ static const char *const ompi_reduce[] = { "default", "linear", "chain", "pipeli
 	"binomial", "in-order_binary", "rabenseifner", NULL };
 static const char *const ompi_alltoall[] = { "default", "linear", "pairwise", "modified_bruck",
 	"linear_sync", "two_proc", NULL };
+static const char *const ompi_barrier[] = { "default", "linear", "double_ring",
+	"recursive_doubling", "bruck", "two_proc", "tree", NULL };
 static const char *const ompi_scan[] = { "default", "linear", "recursive_doubling", NULL };
 static const char *const ompi_allreduce[] = { "default", "basic_linear", "nonoverlapping",
 	"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
 
 /* Open MPI ids: enum COLLTYPE of ompi/mca/coll/base/coll_base_functions.h
- * (4.1: allgather 0, allreduce 2, alltoall 3, bcast 7, exscan 8, gather 9,
- * reduce 11, scan 14; scan and exscan share their algorithms). UCC has no
+ * (4.1: allgather 0, allreduce 2, alltoall 3, barrier 6, bcast 7, exscan 8,
+ * gather 9, reduce 11, scan 14; scan and exscan share their algorithms). UCC has no
  * scan. A reduction's rules-file size is its buffer: dtype size x count,
  * which is the kernel's bytes; alltoall's is every block a rank sends
  * (coll_tuned_alltoall_intra_dec_dynamic: type size x count x ranks). The rows are in the kernel's order, which is the
@@ -40,6 +42,7 @@ const struct colls_desc colls_table[] = {
 	{ COLL_ALLTOALL, 3, COLLS_SIZE_BYTES_X_RANKS, "alltoall", ompi_alltoall },
 	{ COLL_SCAN, 14, COLLS_SIZE_BYTES, NULL, ompi_scan },
 	{ COLL_EXSCAN, 8, COLLS_SIZE_BYTES, NULL, ompi_scan },
+	{ COLL_BARRIER, 6, COLLS_SIZE_BYTES, "barrier", ompi_barrier },
 };
 
 const size_t colls_count = sizeof(colls_table) / sizeof(colls_table[0]);

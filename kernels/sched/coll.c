@@ -12,13 +12,14 @@
 const char *const coll_names[COLL_N] = {
 	[COLL_BCAST] = "bcast", [COLL_GATHER] = "gather", [COLL_ALLGATHER] = "allgather",
 	[COLL_REDUCE] = "reduce", [COLL_ALLREDUCE] = "allreduce", [COLL_ALLTOALL] = "alltoall",
-	[COLL_SCAN] = "scan", [COLL_EXSCAN] = "exscan",
+	[COLL_SCAN] = "scan", [COLL_EXSCAN] = "exscan", [COLL_BARRIER] = "barrier",
 };
 
 const char *const alg_names[ALG_N] = {
 	[ALG_DIRECT] = "direct", [ALG_LEADER] = "leader", [ALG_ALLIN] = "allin",
 	[ALG_SLICE] = "slice", [ALG_ASSIGNED] = "assigned", [ALG_KNOMIAL] = "knomial",
 	[ALG_RING] = "ring", [ALG_RECDBL] = "recdbl", [ALG_CHAIN] = "chain",
+	[ALG_DISSEM] = "dissem",
 };
 
 /* Pipelining: the reductions, gather and allgather chunk every algorithm
@@ -41,6 +42,8 @@ const struct coll_desc coll_table[COLL_N] = {
 	/* The workers' staging: a vector per host, in the receive area. */
 	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
 	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
+	/* No data: hosts signal and wait; the workers synchronise. */
+	[COLL_BARRIER] = { .algs = ALG(ALG_DISSEM) | ALG(ALG_KNOMIAL), .build = coll_build_barrier },
 };
 
 int alg_is_default(enum alg a)

@@ -45,14 +45,14 @@
 #include <stdint.h>
 
 enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLTOALL,
-	    COLL_SCAN, COLL_EXSCAN, COLL_N };
+	    COLL_SCAN, COLL_EXSCAN, COLL_BARRIER, COLL_N };
 /* The worker schedules knomial, ring and recdbl are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
  * (each worker folds its hosts' vectors) with that schedule as the workers'
  * combine instead of the direct one. Which applies to what: coll.c. */
 enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_SLICE, ALG_ASSIGNED, ALG_KNOMIAL, ALG_RING,
-	   ALG_RECDBL, ALG_CHAIN, ALG_N };
+	   ALG_RECDBL, ALG_CHAIN, ALG_DISSEM, ALG_N };
 
 /* A reduction's element type and operation (their names: reduce.h). */
 enum dtype { DT_INT32, DT_INT64, DT_UINT32, DT_UINT64, DT_FLOAT, DT_DOUBLE, DT_N };
@@ -149,7 +149,10 @@ int sched_next_host(const struct coll_geom *g, int w, int *pos);
 
 struct coll_rank {
 	struct sched ref;	/* the pure-host reference (workers: empty) */
-	struct sched off;	/* the offloaded pattern (hosts: empty) */
+	struct sched off;	/* the offloaded pattern (hosts: empty but for
+				 * barrier: arrive, then wait for the release) */
+	size_t entry;		/* hosts: off's ops [0, entry) are posted
+				 * before their compute, the rest after it */
 	struct expect exp;	/* what to check afterwards */
 	int is_source;		/* our send area feeds the collective */
 };
@@ -229,5 +232,6 @@ int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *
 int coll_build_reduce(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_alltoall(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_scan(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_barrier(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 #endif

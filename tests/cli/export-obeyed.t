@@ -2,7 +2,7 @@
 # tests/cli/export-obeyed.t: under the exported rules, Open MPI runs every
 # algorithm exactly as `baseline` forced it, for every algorithm of every
 # collective exported (bcast, gather, allgather, reduce, allreduce,
-# alltoall, scan, exscan). For
+# alltoall, scan, exscan, barrier). For
 # each algorithm in turn the test writes kernel records in which that one
 # is the fastest (so nothing depends on which wins on this machine), exports
 # the rules from them, and runs a one-collective MPI program under pml
@@ -19,7 +19,7 @@ command -v ompi_info >/dev/null || skip_all "ompi_info is not installed"
 INFO=$(ompi_info --param coll tuned --level 9 --parsable)
 count() { echo "$INFO" | sed -n "s/^mca:coll:tuned:param:coll_tuned_$1_algorithm_count:value://p"; }
 name() { echo "$INFO" | sed -n "s/^mca:coll:tuned:param:coll_tuned_$1_algorithm:enumerator:value:$2://p"; }
-COLLS="bcast gather allgather reduce allreduce alltoall scan exscan"
+COLLS="bcast gather allgather reduce allreduce alltoall scan exscan barrier"
 n=0
 for c in $COLLS; do n=$((n + $(count "$c") - 1)); done
 plan $((n + 5))
@@ -48,6 +48,8 @@ int main(int argc, char **argv)
 		MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD);
 	else if (!strcmp(argv[1], "alltoall"))
 		MPI_Alltoall(r, n, MPI_BYTE, r + (size_t)n * size, n, MPI_BYTE, MPI_COMM_WORLD);
+	else if (!strcmp(argv[1], "barrier"))
+		MPI_Barrier(MPI_COMM_WORLD);
 	else if (!strcmp(argv[1], "scan"))
 		MPI_Scan(s, r, n / 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	else if (!strcmp(argv[1], "exscan"))

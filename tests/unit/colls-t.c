@@ -56,7 +56,7 @@ int main(void)
 	ok(tables_agree(), "the tuner's rows are the kernel's collectives, one each, in order");
 	is_int(COLL_DEFAULT_CHUNK, 65536, "the kernel's default chunk is 64K");
 	ok(COLL_DEFAULT_WINDOW == 2 && COLL_DEFAULT_RADIX == 2, "window 2, radix 2");
-	is_int(colls_count, 8, "eight collectives");
+	is_int(colls_count, 9, "nine collectives");
 	ok(colls_find("bcast") == &colls_table[0], "bcast is the first row");
 	ok(colls_find("exscan") && !colls_find("scatter") && !colls_find(NULL), "unknown and NULL are not found");
 	ok(colls_algorithm_applies("bcast", "direct"), "bcast direct applies");
@@ -65,10 +65,10 @@ int main(void)
 	ok(!colls_algorithm_applies("nope", "direct"), "nothing applies to an unknown collective");
 	ok(colls_algorithm_known("leader") && !colls_algorithm_known("ring2"), "known algorithms");
 	is_int(colls_rank("gather"), 1, "gather ranks second");
-	is_int(colls_rank("zzz"), 8, "unknown ones last");
+	is_int(colls_rank("zzz"), 9, "unknown ones last");
 	is_int((long long)colls_ompi_msg_size("bcast", 4096, 8), 4096, "bcast: the buffer");
 	is_int((long long)colls_ompi_msg_size("gather", 4096, 8), 32768, "gather: bytes x ranks");
-	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce, alltoall, scan, exscan",
+	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce, alltoall, scan, exscan, barrier",
 	       "names for messages");
 	is_str(colls_find("bcast")->ompi_algorithms[6], "binomial", "Open MPI bcast 6 is binomial");
 	/* The reductions: Open MPI 4.1's COLLTYPE ids, the buffer as size. */
@@ -102,12 +102,12 @@ int main(void)
 		const char *names[COLLS_MAX_NAMES];
 		char buf[128];
 
-		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 6,
-		       "six algorithms without the schedules");
-		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 9,
-		       "nine with them");
-		is_str(names[8], "recdbl", "schedules last, in order of first appearance");
-		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 8, "eight names");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 7,
+		       "seven algorithms without the schedules");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 10,
+		       "ten with them");
+		is_str(names[9], "recdbl", "schedules last, in order of first appearance");
+		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 9, "nine names");
 		is_str(colls_algorithms_of("allreduce", buf, sizeof(buf)),
 		       "slice, assigned, knomial, ring, recdbl", "what applies to allreduce");
 	}

@@ -226,6 +226,24 @@ static int run_all(struct sim *s, int fault_rank)
 	return ret;
 }
 
+/* A barrier: a host goes on when all its operations are complete, and an
+ * operation of every other host (which it runs only once it has arrived)
+ * comes before one of them. 0, or -1 with why. */
+static int check_barrier(struct sim *s)
+{
+	for (int i = 0; i < s->g->H; i++)
+		for (int j = 0; j < s->g->H && s->base[i + 1] > s->base[i]; j++) {
+			int seen = j == i || s->base[j + 1] == s->base[j];
+
+			for (int a = s->base[j]; a < s->base[j + 1] && !seen; a++)
+				for (int b = s->base[i]; b < s->base[i + 1] && !seen; b++)
+					seen = is_anc(s, a, b);
+			if (!seen)
+				return fail(s, "host %d goes on before host %d arrives", i, j);
+		}
+	return 0;
+}
+
 /* Every expectation checked as the kernel does: 0, or -1 with why. */
 static int check_data(struct sim *s)
 {
@@ -278,6 +296,8 @@ static int simulate(const struct coll_geom *g, int ref, int fault_rank, char *wh
 	ret = run_all(&s, fault_rank);
 	if (!ret)
 		ret = check_data(&s);
+	if (!ret && g->coll == COLL_BARRIER)
+		ret = check_barrier(&s);
 	if (fault_rank >= 0)
 		ret = ret && strstr(s.why, "wrong byte") ? 0 : -1;
 	for (size_t l = 0; s.locs && l < (size_t)s.N * s.bytes; l++)
@@ -372,6 +392,17 @@ static void fold_in_place(struct sched *p, int r)
 }
 
 /* A mutated schedule must fail the checks with the reason expected. */
+/* Worker 0 (rank 5 of 5 hosts) releases its first host without waiting
+ * for the other worker. */
+static void release_early(struct sched *p, int r)
+{
+	for (size_t i = 0; r == 5 && i < p->n; i++)
+		if (p->ops[i].kind == OP_SIGNAL && p->ops[i].peer < 5) {
+			p->ops[i].ndeps = 0;
+			return;
+		}
+}
+
 static int caught(void (*fn)(struct sched *, int), enum coll c, enum alg a, int ref,
 		  const char *want)
 {
@@ -396,7 +427,7 @@ int main(void)
 	int owner[16];
 	char why[256];
 
-	plan(58);
+	plan(67);
 	/* Under the sanitizers (make check runs the unit tests twice) the same
 	 * checks on W = 1..5: the memory checks need the shapes, not all sizes. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -480,5 +511,7 @@ int main(void)
 	   "knomial: a worker forwarding a chunk before its signal is found");
 	ok(caught(fold_in_place, COLL_ALLREDUCE, ALG_RECDBL, 0, "unordered"),
 	   "recdbl: folding over what the partner reads is found");
+	ok(caught(release_early, COLL_BARRIER, ALG_DISSEM, 0, "goes on before host"),
+	   "barrier: a worker releasing its host before the others arrive is found");
 	return done_testing();
 }
