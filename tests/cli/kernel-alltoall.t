@@ -31,33 +31,9 @@ is "$? $(json_field "$TMP/out" valid | sort -u)" "0 true" "MPI_Alltoall: exit 0,
 SWEETSPOT_FAULT=flip-byte kernel_run 5 --mode mpi -c alltoall -m 1000 -i 3 -x 1
 is "$(grep -o '"bad_rank":[0-9]*,"bad_source":[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
 	'"bad_rank":0,"bad_source":4,"bad_offset":4500' "MPI_Alltoall: rank 4's corrupted block for rank 0 is caught"
-algs=$(ompi_info --all 2>/dev/null | sed -n 's/.*Valid values: 0:"ignore", \(1:"linear".*\)/\1/p' |
-	grep '"pairwise"' | head -1 | grep -o '[0-9]*:"[a-z_]*"' | grep -v two_proc | cut -d: -f1 | tr '\n' ' ')
-forced=
-for a in $algs; do
-	OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_alltoall_algorithm=$a \
-		kernel_run 5 --mode mpi -c alltoall -m 1000,4K -i 2 -x 1
-	[ "$? $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
-		"0 true tuned:$a" ] && forced="$forced $a"
-done
-is "$forced" " $(echo $algs)" "every coll/tuned alltoall algorithm forced runs valid and is recorded"
-ok "ompi_info lists coll/tuned alltoall algorithms ($(echo $algs))" [ -n "$algs" ]
-
-# MPICH: the kernel built with it (make mpich) under mpiexec.hydra, every
-# alltoall algorithm the installed MPICH's mpivars lists forced by its
-# variable (names are glued to the previous "... algorithm" there).
-KMPICH=$BIN/mpich/sweetspot-kernel
-malgs=$(mpivars 2>/dev/null | grep -m1 'MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=' |
-	perl -ne 'while (/([a-z_]+)\s+- Force/g) { my $n = $1; $n =~ s/^algorithm//; print "$n\n" }')
-forced=
-for a in $malgs; do
-	MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=$a timeout -k 5 300 mpiexec.hydra -n 4 "$KMPICH" --mode mpi \
-		-c alltoall -m 1000,4K -i 2 -x 1 >"$TMP/out" 2>"$TMP/err"
-	[ "$? $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
-		"0 true mpich:$a" ] && forced="$forced $a"
-done
-ok "mpivars lists MPICH alltoall algorithms ($(echo $malgs)), make mpich built the kernel" test -n "$malgs" -a -x "$KMPICH"
-is "$forced" " $(echo $malgs)" "every MPICH alltoall algorithm forced runs valid and is recorded"
+all_forced ompi alltoall 5 -m 1000,4K -i 2 -x 1
+# MPICH: the kernel built with it (make mpich) under mpiexec.hydra.
+all_forced mpich alltoall 4 -m 1000,4K -i 2 -x 1
 
 # The kernel's help lists it, from the collectives' table.
 "$KERNEL" --help >"$TMP/help" 2>&1

@@ -25,31 +25,8 @@ is "$(json_field "$TMP/out" radix | tr '\n' ' ')" "2 3 2 3 " "  ... radix 2 and 
 # (two_proc works on 2 ranks only).
 kernel_run 5 --mode mpi -c barrier -m 4K -i 5 -x 1
 is "$? $(json_field "$TMP/out" valid) $(json_field "$TMP/out" algorithm)" "0 true default" "MPI_Barrier: exit 0"
-algs=$(ompi_info --param coll tuned --level 9 --parsable |
-	sed -n 's/^mca:coll:tuned:param:coll_tuned_barrier_algorithm:enumerator:value:\([1-9][0-9]*\):\(.*\)/\1 \2/p' |
-	awk '$2 != "two_proc" { print $1 }')
-forced=
-for a in $algs; do
-	rc=$(export OMPI_MCA_coll_tuned_use_dynamic_rules=1 OMPI_MCA_coll_tuned_barrier_algorithm=$a
-		kernel_run 5 --mode mpi -c barrier -m 4K -i 3 -x 1; echo $?)
-	[ "$rc $(json_field "$TMP/out" valid) $(json_field "$TMP/out" algorithm)" = "0 true tuned:$a" ] &&
-		forced="$forced $a"
-done
-ok "ompi_info lists coll/tuned barrier algorithms ($(echo $algs))" test -n "$algs"
-is "$forced" " $(echo $algs)" "every coll/tuned barrier algorithm forced runs and is recorded"
-
-KMPICH=$BIN/mpich/sweetspot-kernel
-malgs=$(mpivars 2>/dev/null | grep -m1 'MPIR_CVAR_BARRIER_INTRA_ALGORITHM *=' |
-	perl -ne 'while (/([a-z_]+)\s+- Force/g) { my $n = $1; $n =~ s/^algorithm//; print "$n\n" }')
-forced=
-for a in $malgs; do
-	MPIR_CVAR_BARRIER_INTRA_ALGORITHM=$a timeout -k 5 300 mpiexec.hydra -n 4 "$KMPICH" --mode mpi \
-		-c barrier -m 4K -i 3 -x 1 >"$TMP/out" 2>"$TMP/err"
-	[ "$? $(json_field "$TMP/out" valid) $(json_field "$TMP/out" algorithm)" = "0 true mpich:$a" ] &&
-		forced="$forced $a"
-done
-ok "mpivars lists MPICH barrier algorithms ($(echo $malgs)), make mpich built the kernel" test -n "$malgs" -a -x "$KMPICH"
-is "$forced" " $(echo $malgs)" "every MPICH barrier algorithm forced runs and is recorded"
+all_forced ompi barrier 5 -m 4K -i 3 -x 1
+all_forced mpich barrier 4 -m 4K -i 3 -x 1
 
 "$KERNEL" --help >"$TMP/help" 2>&1
 like "$TMP/help" '^ *barrier: knomial\* dissem$' "--help: barrier, its algorithm and its schedule"

@@ -9,7 +9,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 14
+plan 18
 DTYPES=int32,int64,uint32,uint64,float,double
 OPS=sum,prod,min,max,band,bor,bxor,land,lor,lxor
 
@@ -34,35 +34,11 @@ SWEETSPOT_FAULT=flip-byte kernel_run 5 --mode mpi -c exscan -m 4K -i 2 -x 1
 is "$(grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*' "$TMP/out")" \
 	'"bad_rank":1,"bad_source":-1,"bad_offset":2048' "MPI_Exscan: rank 0's corrupted vector is caught at rank 1"
 
-# Every coll/tuned algorithm of each, forced.
+# Every coll/tuned algorithm of each forced, and every MPICH one under
+# mpiexec.hydra (make mpich).
 for c in scan exscan; do
-	algs=$(ompi_info --param coll tuned --level 9 --parsable |
-		sed -n "s/^mca:coll:tuned:param:coll_tuned_${c}_algorithm:enumerator:value:\\([1-9][0-9]*\\):.*/\\1/p")
-	forced=
-	for a in $algs; do
-		rc=$(export OMPI_MCA_coll_tuned_use_dynamic_rules=1 "OMPI_MCA_coll_tuned_${c}_algorithm=$a"
-			kernel_run 4 --mode mpi -c $c --dtype int64,double --op sum,max -m 4K -i 2 -x 1; echo $?)
-		[ "$rc $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
-			"0 true tuned:$a" ] && forced="$forced $a"
-	done
-	is "$forced" " $(echo $algs)" "$c: every coll/tuned algorithm ($(echo $algs)) forced runs valid and is recorded"
-done
-
-# MPICH: the kernel built with it under mpiexec.hydra, every algorithm the
-# installed MPICH's mpivars lists for each forced by its variable.
-KMPICH=$BIN/mpich/sweetspot-kernel
-for c in SCAN EXSCAN; do
-	algs=$(mpivars 2>/dev/null | grep -m1 "MPIR_CVAR_${c}_INTRA_ALGORITHM *=" |
-		perl -ne 'while (/([a-z_]+)\s+- Force/g) { my $n = $1; $n =~ s/^algorithm//; print "$n\n" }')
-	forced=
-	lc=$(echo $c | tr A-Z a-z)
-	for a in $algs; do
-		env MPIR_CVAR_${c}_INTRA_ALGORITHM=$a timeout -k 5 300 mpiexec.hydra -n 4 "$KMPICH" --mode mpi \
-			-c $lc --dtype int64,double --op sum,max -m 4K -i 2 -x 1 >"$TMP/out" 2>"$TMP/err"
-		[ "$? $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
-			"0 true mpich:$a" ] && forced="$forced $a"
-	done
-	is "$forced" " $(echo $algs)" "MPICH $lc: every algorithm ($(echo $algs)) forced runs valid and is recorded"
+	all_forced ompi $c 4 --dtype int64,double --op sum,max -m 4K -i 2 -x 1
+	all_forced mpich $c 4 --dtype int64,double --op sum,max -m 4K -i 2 -x 1
 done
 
 "$KERNEL" --help >"$TMP/help" 2>&1
