@@ -1,7 +1,7 @@
 /*
  * kernels/bw.c: --mode bw, the transport's write path alone: rank 0 writes
  * its first-size block into rank 1's region, write + completion at the
- * target, over and over (--window N: N writes in flight per wait); other
+ * target, over and over (--burst N: N writes in flight per wait); other
  * ranks wait. The figure the benchmark scripts set beside memcpy over the
  * same working set (rma) or perftest's ib_write_bw (verbs). The last write
  * is checked. The offloaded kernels measure the same way, once per launch,
@@ -14,8 +14,9 @@
 #include "harness.h"
 #include "modes.h"
 #include "validate.h"
+#include "xalloc.h"
 
-int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int window,
+int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int burst,
 	       double *us, struct point_result *pr)
 {
 	double t0 = 0, elapsed = 0;
@@ -31,7 +32,7 @@ int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_
 			return -1;
 	}
 	nb_barrier(world);
-	/* With a window of N, N writes are in flight before each wait, as a
+	/* With a burst of N, N writes are in flight before each wait, as a
 	 * streaming bandwidth test (perftest's) keeps the link busy; the
 	 * warm-up's writes are all complete before the clock starts. */
 	for (int i = 0, n = o->warmup + o->iterations; rank == 0 && i < n; i++) {
@@ -42,7 +43,7 @@ int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_
 		}
 		if (t->ops->write(t, 1, 0, 0, m))
 			return -1;
-		if (((i + 1) % window == 0 || i + 1 == n) && t->ops->wait(t))
+		if (((i + 1) % burst == 0 || i + 1 == n) && t->ops->wait(t))
 			return -1;
 	}
 	if (rank == 0)
@@ -72,8 +73,8 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 
 	MPI_Comm_rank(world, &rank);
 	MPI_Comm_size(world, &size);
-	talks = calloc((size_t)size, 1);
-	if (!talks || !t)
+	talks = xcalloc((size_t)size, 1);
+	if (!t)
 		abort();
 	if (rank < 2)
 		talks[1 - rank] = 1;
@@ -87,16 +88,16 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 	ret = -1;
 	ri->device = t->device;
 	fault_hang(o, rank);
-	if (bw_measure(t, world, o, m, o->window, &us, &pr))
+	if (bw_measure(t, world, o, m, o->burst, &us, &pr))
 		goto out;
 	if (out) {
 		fprintf(out, "{\"schema\":%d,\"mode\":\"bw\",\"transport\":", SCHEMA_VERSION);
 		kout_json_string(out, transport);
 		fprintf(out, ",\"device\":");
 		kout_json_string(out, ri->device);
-		fprintf(out, ",\"bytes\":%zu,\"iterations\":%d,\"warmup\":%d,\"window\":%d,"
+		fprintf(out, ",\"bytes\":%zu,\"iterations\":%d,\"warmup\":%d,\"burst\":%d,"
 			"\"us_per_write\":%.3f,\"bytes_per_s\":%.0f,\"valid\":%s}\n", m, o->iterations,
-			o->warmup, o->window, us,
+			o->warmup, o->burst, us,
 			m / (us * 1e-6), pr.valid ? "true" : "false");
 		fflush(out);
 		fprintf(stderr, "# %s write %zu B rank 0 -> 1: %.2f us, %.1f MB/s%s\n", transport, m,

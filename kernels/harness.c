@@ -17,6 +17,7 @@
 
 #include "reduce.h"
 #include "validate.h"
+#include "xalloc.h"
 
 int nb_barrier(MPI_Comm comm)
 {
@@ -112,14 +113,11 @@ void check_blocks(const void *base, const struct coll_geom *g, const struct expe
 	for (size_t i = 0; i < e->n; i++) {
 		const struct block *b = &e->b[i];
 		const char *p = (const char *)base + b->off;
-		long long bad = b->src == BLOCK_REDUCED
-			? reduce_check(p, b->len, g->dt, g->op, g->H, seq,
-				       (b->off - b->base) / dtype_size(g->dt))
-			: pattern_check(p, b->len, b->src, seq);
+		long long bad = block_check(p, b, g, seq);
 
 		if (bad >= 0) {
 			*off = (long long)b->off + bad;
-			*src = b->src;
+			*src = b->src < 0 ? BLOCK_REDUCED : b->src;
 			return;
 		}
 	}
@@ -132,9 +130,7 @@ void combine_validation(MPI_Comm comm, long long off, int src, const char *phase
 	int size;
 
 	MPI_Comm_size(comm, &size);
-	all = malloc(2 * (size_t)size * sizeof(*all));
-	if (!all)
-		abort();
+	all = xmalloc(2 * (size_t)size * sizeof(*all));
 	MPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, comm);
 	for (int r = 0; r < size; r++)
 		if (all[2 * r] >= 0 && res->valid) {
@@ -149,11 +145,9 @@ void combine_validation(MPI_Comm comm, long long off, int src, const char *phase
 
 void sched_run_init(struct sched_run *x, size_t n)
 {
-	x->left = malloc((n ? n : 1) * sizeof(*x->left));
-	x->queue = malloc(3 * (n ? n : 1) * sizeof(*x->queue));
-	x->posted = malloc((n ? n : 1) * sizeof(*x->posted));
-	if (!x->left || !x->queue || !x->posted)
-		abort();
+	x->left = xmalloc((n ? n : 1) * sizeof(*x->left));
+	x->queue = xmalloc(3 * (n ? n : 1) * sizeof(*x->queue));
+	x->posted = xmalloc((n ? n : 1) * sizeof(*x->posted));
 	x->cap = n;
 }
 
@@ -274,23 +268,29 @@ static void flag_backoff(struct kctx *k, int round, struct timespec *nap)
 		nap->tv_nsec *= 2;
 }
 
-/* Runs schedule p: every op whose dependencies are complete is started;
- * remote ones are posted first, then local work runs while they fly, then
- * one wait completes everything posted. corrupt: flip a byte of the
- * first write to a host (see post_remote). */
-static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sched *p,
-		      struct sched_run *x, int corrupt)
+/* Readies x for running p: the ops without dependencies are queued. */
+static void sched_start(struct sched_run *x, const struct sched *p)
 {
-	int bad = corrupt ? coll_fault_write(g, p) : -1, round = 0;
-	struct timespec nap = { 0, 1000 };
-
 	memset(x->head, 0, sizeof(x->head));
 	memset(x->tail, 0, sizeof(x->tail));
 	x->done = x->nposted = 0;
 	for (size_t i = 0; i < p->n; i++)
 		if ((x->left[i] = p->ops[i].ndeps) == 0)
 			enqueue(x, p, i);
-	while (x->done < p->n) {
+}
+
+/* Runs schedule p (started in x) until stop of its ops are complete: every
+ * op whose dependencies are complete is started; remote ones are posted
+ * first, then local work runs while they fly, then one wait completes
+ * everything posted. corrupt: flip a byte of the first write to a host
+ * (see post_remote). */
+static int sched_run_until(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+			   struct sched_run *x, int corrupt, size_t stop)
+{
+	int bad = corrupt ? coll_fault_write(g, p) : -1, round = 0;
+	struct timespec nap = { 0, 1000 };
+
+	while (x->done < stop) {
 		if (x->head[Q_REMOTE] < x->tail[Q_REMOTE]) {
 			size_t i = x->queue[Q_REMOTE * x->cap + x->head[Q_REMOTE]++];
 
@@ -320,6 +320,26 @@ static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sc
 	return 0;
 }
 
+static int sched_exec(struct kctx *k, const struct coll_geom *g, const struct sched *p,
+		      struct sched_run *x, int corrupt)
+{
+	sched_start(x, p);
+	return sched_run_until(k, g, p, x, corrupt, p->n);
+}
+
+/* A host's part of the offloaded phase around its compute of units: the
+ * ops before it (cr->entry), the compute, the rest (barrier: the wait for
+ * the release). */
+static int host_offloaded(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+			  struct sched_run *x, uint64_t units)
+{
+	sched_start(x, &cr->off);
+	if (sched_run_until(k, g, &cr->off, x, 0, cr->entry))
+		return -1;
+	compute_run(units);
+	return sched_run_until(k, g, &cr->off, x, 0, cr->off.n);
+}
+
 enum phase { PH_REF, PH_COMPUTE, PH_COMM, PH_TOTAL };
 static const char *const phase_names[] = { "ref", "compute", "comm", "total" };
 
@@ -347,7 +367,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 				if (coll_is_reduction(g->coll))
 					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank, k->seq);
 				else
-					pattern_fill(k->t->base, g->m, k->rank, k->seq);
+					pattern_fill(k->t->base, coll_send_bytes(g), k->rank, k->seq);
 				if (k->t->ops->sync(k->t))
 					return -1;
 			}
@@ -365,12 +385,11 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 				compute_run(units);
 			break;
 		case PH_COMM:
-			if (!host)
-				rc = sched_exec(k, g, &cr->off, x, 0);
+			rc = host ? host_offloaded(k, g, cr, x, 0) : sched_exec(k, g, &cr->off, x, 0);
 			break;
 		case PH_TOTAL:
 			if (host)
-				compute_run(units);
+				rc = host_offloaded(k, g, cr, x, units);
 			else
 				rc = sched_exec(k, g, &cr->off, x, k->rank == corrupt_rank && i == n - 1);
 			break;
@@ -472,9 +491,7 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 		corrupt_rank = coll_fault_rank(g);
 		k->fault_pending = 0;
 	}
-	times = malloc((size_t)o->iterations * sizeof(*times));
-	if (!times)
-		abort();
+	times = xmalloc((size_t)o->iterations * sizeof(*times));
 	sched_run_init(&x, cr.ref.n > cr.off.n ? cr.ref.n : cr.off.n);
 	if (run_phase(k, g, &cr, &x, PH_REF, 0, -1, times, res))
 		goto out;

@@ -3,6 +3,7 @@
  * the rank_hosts field of the output and the locality assignment.
  */
 #include "hosts.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,19 +39,15 @@ int hosts_gather(MPI_Comm comm, struct hostinfo *hi)
 	src = local_name(mine, sizeof(mine));
 	srcidx = !strcmp(src, sources[0]) ? 0 : !strcmp(src, sources[1]) ? 1 : 2;
 	MPI_Comm_size(comm, &size);
-	all = malloc((size_t)size * HOST_NAME_LEN);
-	hi->names = calloc((size_t)size, sizeof(*hi->names));
-	if (!all || !hi->names)
-		abort();
+	all = xmalloc((size_t)size * HOST_NAME_LEN);
+	hi->names = xcalloc((size_t)size, sizeof(*hi->names));
 	if (MPI_Allgather(mine, HOST_NAME_LEN, MPI_CHAR, all, HOST_NAME_LEN, MPI_CHAR, comm) != MPI_SUCCESS) {
 		free(all);
 		return -1;
 	}
 	MPI_Bcast(&srcidx, 1, MPI_INT, 0, comm);
 	for (int r = 0; r < size; r++) {
-		hi->names[r] = strdup(all + (size_t)r * HOST_NAME_LEN);
-		if (!hi->names[r])
-			abort();
+		hi->names[r] = xstrdup(all + (size_t)r * HOST_NAME_LEN);
 	}
 	hi->size = size;
 	hi->source = sources[srcidx];

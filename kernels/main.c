@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		return usage_error(0, err);
 	if (o.help || o.version) {
 		if (erank == 0 && o.help)
-			fputs(kopts_usage_text, stdout);
+			kopts_usage(stdout);
 		else if (erank == 0)
 			printf("sweetspot-kernel %s\n", SWEETSPOT_VERSION);
 		return 0;

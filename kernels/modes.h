@@ -30,7 +30,7 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
  * with m bytes at offset 0 of both regions): *us per write of m bytes, the
  * same on every rank; pr says whether rank 1 got the data. 0, or -1 after
  * a transport failure (printed). */
-int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int window,
+int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_t m, int burst,
 	       double *us, struct point_result *pr);
 
 #endif

@@ -1,8 +1,8 @@
 # kernels/: the MPMD benchmark program, built with mpicc. The common/ helpers
-# it uses (number parsing) are compiled again here; it sees no other part.
+# it uses (number parsing, xalloc) are compiled again here; it sees no other part.
 # kernels/sched/ holds the schedule builders, pure C: the kernel runs them,
 # and the tuner links them too (its model simulates exactly what runs).
-KERNEL_SRC := $(wildcard kernels/*.c) $(SCHED_SRC) common/parse.c
+KERNEL_SRC := $(wildcard kernels/*.c) $(SCHED_SRC) common/parse.c common/xalloc.c
 KERNEL_OBJ := $(KERNEL_SRC:%.c=$(BUILD)/mpi/%.o)
 
 $(BUILD)/mpi/%.o: %.c

@@ -1,8 +1,9 @@
 /*
  * kernels/mpimode.c: the host-only baseline (--mode mpi). Every rank is a
  * host and the MPI library's own MPI_Bcast (root 0), MPI_Gather (root 0),
- * MPI_Allgather, MPI_Reduce (root 0) or MPI_Allreduce (each listed dtype x
- * op, mapped to MPI's datatypes and operations) runs, so that the tuner can compare offloading with what
+ * MPI_Allgather, MPI_Reduce (root 0), MPI_Allreduce, MPI_Scan or
+ * MPI_Exscan (each listed dtype x op, mapped to MPI's datatypes and
+ * operations), MPI_Alltoall or MPI_Barrier runs, so that the tuner can compare offloading with what
  * the library does, and Open MPI's coll/tuned algorithm choices
  * (OMPI_MCA_coll_tuned_<coll>_algorithm) can be measured and recorded.
  * Same loop, validation and MPI_MAX reduction as the offloaded kernels.
@@ -16,6 +17,7 @@
 #include "modes.h"
 #include "reduce.h"
 #include "validate.h"
+#include "xalloc.h"
 
 /* "tuned:N" when the run forces an Open MPI coll/tuned algorithm,
  * "mpich:NAME" when it forces an MPICH one (MPIR_CVAR_<COLL>_INTRA_ALGORITHM,
@@ -91,6 +93,8 @@ static void mpi_fill(const struct mpi_point *p, uint64_t seq)
 		pattern_fill(p->recvbuf, p->m, 0, seq);
 	else if (coll_is_reduction(p->c))
 		reduce_fill(p->sendbuf, p->m, p->dt, p->op, p->size, p->rank, seq);
+	else if (p->c == COLL_ALLTOALL)
+		pattern_fill(p->sendbuf, p->m * (size_t)p->size, p->rank, seq);
 	else if (p->c != COLL_BCAST)
 		pattern_fill(p->sendbuf, p->m, p->rank, seq);
 }
@@ -106,6 +110,16 @@ static int mpi_call(const struct mpi_point *p)
 		return MPI_Gather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, 0, p->world);
 	case COLL_ALLGATHER:
 		return MPI_Allgather(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
+	case COLL_ALLTOALL:
+		return MPI_Alltoall(p->sendbuf, n, MPI_BYTE, p->recvbuf, n, MPI_BYTE, p->world);
+	case COLL_BARRIER:
+		return MPI_Barrier(p->world);
+	case COLL_SCAN:
+		return MPI_Scan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
+				mpi_op(p->op), p->world);
+	case COLL_EXSCAN:
+		return MPI_Exscan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
+				  mpi_op(p->op), p->world);
 	case COLL_REDUCE:
 		return MPI_Reduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
 				  mpi_op(p->op), 0, p->world);
@@ -128,6 +142,12 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	if (p->c == COLL_ALLGATHER || (p->c == COLL_GATHER && p->rank == 0))
 		for (int r = 0; r < p->size; r++)
 			expect_add(&e, (size_t)r * p->m, p->m, r);
+	if (p->c == COLL_ALLTOALL)
+		for (int r = 0; r < p->size; r++)
+			expect_add_from(&e, (size_t)r * p->m, p->m, r, (size_t)p->rank * p->m);
+	/* MPI_Exscan leaves rank 0's buffer undefined. */
+	if (p->c == COLL_SCAN || (p->c == COLL_EXSCAN && p->rank > 0))
+		expect_add_prefix(&e, 0, p->m, 0, p->c == COLL_SCAN ? p->rank + 1 : p->rank);
 	if (p->c == COLL_ALLREDUCE || (p->c == COLL_REDUCE && p->rank == 0))
 		expect_add_reduced(&e, 0, p->m, 0);
 	check_blocks(p->recvbuf, &g, &e, seq, &bad, &src);
@@ -147,7 +167,8 @@ static int mpi_call_fn(const void *ctx)
 /* Validation apart from timing: one more call on data filled for it (the
  * timed calls move whatever the buffers hold, as a benchmark's do).
  * corrupt: flip one byte of the data one rank sends (the root for bcast,
- * the last rank otherwise), for the fault test. */
+ * rank 0 for exscan, whose last rank's data reaches nobody, the last rank
+ * otherwise), for the fault test. */
 static int mpi_validate(const struct mpi_point *p, uint64_t *seq, int corrupt,
 			struct point_result *pr)
 {
@@ -155,7 +176,7 @@ static int mpi_validate(const struct mpi_point *p, uint64_t *seq, int corrupt,
 
 	++*seq;
 	mpi_fill(p, *seq);
-	if (corrupt && p->rank == (p->c == COLL_BCAST ? 0 : p->size - 1))
+	if (corrupt && p->rank == (p->c == COLL_BCAST || p->c == COLL_EXSCAN ? 0 : p->size - 1))
 		(p->c == COLL_BCAST ? p->recvbuf : p->sendbuf)[p->m / 2] ^= 0x5a;
 	nb_barrier(p->world);
 	if ((rc = mpi_call(p)) == MPI_SUCCESS)
@@ -233,11 +254,10 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 	for (size_t z = 0; z < o->nsizes; z++)
 		if (o->sizes[z] > mmax)
 			mmax = o->sizes[z];
-	sendbuf = malloc(mmax);
-	recvbuf = malloc(mmax * (uint64_t)size);
-	if (!sendbuf || !recvbuf)
-		abort();
-	memset(sendbuf, 0, mmax);
+	/* alltoall sends a block to every rank: size x m. */
+	sendbuf = xmalloc(mmax * (uint64_t)size);
+	recvbuf = xmalloc(mmax * (uint64_t)size);
+	memset(sendbuf, 0, mmax * (uint64_t)size);
 	memset(recvbuf, 0, mmax * (uint64_t)size);
 	fault_hang(o, rank);
 	if (out)

@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "modes.h"
 #include "reduce.h"
+#include "xalloc.h"
 
 /* The geometry of a point (m = 1 byte and the largest chunk do for
  * talks_of: who talks to whom does not depend on them). */
@@ -64,10 +65,8 @@ static void talks_add(const struct kctx *k, const struct coll_geom *g, unsigned 
 static unsigned char *talks_of(const struct kctx *k, const struct sched_region *rg,
 			       int *const owners[ASG_N])
 {
-	unsigned char *talks = calloc((size_t)k->size, 1);
+	unsigned char *talks = xcalloc((size_t)k->size, 1);
 
-	if (!talks)
-		abort();
 	if (k->rank < 2)
 		talks[1 - k->rank] = 1;
 	for (int c = 0; c < COLL_N; c++)
@@ -82,7 +81,7 @@ static unsigned char *talks_of(const struct kctx *k, const struct sched_region *
 				g.F = SIZE_MAX;
 				if (!point_listed(k->o, c, a, s))
 					continue;
-				for (size_t x = 0; x < (a == ALG_KNOMIAL ? k->o->nradixes : 1); x++) {
+				for (size_t x = 0; x < (alg_has_radix(a) ? k->o->nradixes : 1); x++) {
 					g.radix = k->o->radixes[x];
 					talks_add(k, &g, talks);
 				}
@@ -120,7 +119,7 @@ static int point_axes(struct kctx *k, struct runinfo *ri, struct coll_geom *g, i
 		      int *invalid)
 {
 	const struct kopts *o = k->o;
-	int pipe = alg_is_pipelined(g->coll, g->alg), knom = g->alg == ALG_KNOMIAL;
+	int pipe = alg_is_pipelined(g->coll, g->alg), knom = alg_has_radix(g->alg);
 
 	for (size_t c = 0; c < (pipe ? o->nchunks : 1); c++)
 		for (size_t w = 0; w < (pipe ? o->nwindows : 1); w++)
@@ -193,15 +192,11 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 	k.fault_pending = !!(o->faults & FAULT_FLIP_BYTE);
 	MPI_Comm_split(world, k.rank >= k.H ? 1 : MPI_UNDEFINED, k.rank, &k.wcomm);
 
-	host_node = malloc((size_t)k.H * sizeof(int));
-	worker_node = malloc((size_t)k.W * sizeof(int));
-	if (!host_node || !worker_node)
-		abort();
+	host_node = xmalloc((size_t)k.H * sizeof(int));
+	worker_node = xmalloc((size_t)k.W * sizeof(int));
 	assign_nodes((const char *const *)ri->hi->names, k.H, k.W, o->ppn, host_node, worker_node);
 	for (int s = 0; s < ASG_N; s++) {
-		owners[s] = malloc((size_t)k.H * sizeof(int));
-		if (!owners[s])
-			abort();
+		owners[s] = xmalloc((size_t)k.H * sizeof(int));
 		assign_hosts(s, k.H, k.W, host_node, worker_node, owners[s]);
 	}
 	kopts_region(o, k.H, &rg);

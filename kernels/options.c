@@ -18,53 +18,6 @@
 
 const char *const mode_names[3] = { "offload", "mpi", "bw" };
 
-const char kopts_usage_text[] =
-	"usage: sweetspot-kernel [options]   (launched with mpirun or srun; the\n"
-	"       W workers are the highest ranks, the other ranks are hosts)\n"
-	"  -c, --collective LIST   bcast,gather,allgather,reduce,allreduce (default bcast)\n"
-	"  -a, --algorithm LIST    direct (bcast, gather), leader|allin (allgather),\n"
-	"                          slice|assigned (reduce, allreduce): default, those\n"
-	"                          that apply; worker schedules, when listed: knomial\n"
-	"                          (bcast, gather, reduce, allreduce), ring and recdbl\n"
-	"                          (allgather, allreduce); for reductions = assigned\n"
-	"                          with that schedule as the workers' combine\n"
-	"      --radix LIST        knomial: tree radix, 2..8           (default 2)\n"
-	"  -A, --assignment LIST   block,cyclic,locality               (default block)\n"
-	"  -w, --workers N         worker ranks, 1 <= N <= hosts       (default 1)\n"
-	"  -m, --sizes LIST|RANGE  bytes, e.g. 256K,24K,1000 or 256K:4M (a range: powers\n"
-	"                          of two)                             (default 1M)\n"
-	"      --dtype LIST        reduce/allreduce element types: int32,int64,uint32,\n"
-	"                          uint64,float,double; each must divide every size\n"
-	"                          (default int32)\n"
-	"      --op LIST           sum,prod,min,max,band,bor,bxor,land,lor,lxor (bitwise\n"
-	"                          and logical: integer dtypes only)    (default sum)\n"
-	"      --chunk LIST        reduce, allreduce, gather, allgather and bcast's\n"
-	"                          knomial: bytes per pipelined step   (default 64K)\n"
-	"  -i, --iterations N      timed iterations per point          (default 100)\n"
-	"  -x, --warmup N          untimed iterations first            (default 10)\n"
-	"      --batch-ms N        mpi: calls are timed in batches of at least N ms,\n"
-	"                          -i calls in all at least            (default 20)\n"
-	"  -t, --transport NAME    rma | verbs | auto (verbs when a device exists)\n"
-	"      --device NAME       verbs device (default: the first with an active port)\n"
-	"      --ib-port N         its port (default 1)\n"
-	"      --gid-index N       RoCE GID (default: the first RoCE v2 one, IPv4-mapped\n"
-	"                          preferred)\n"
-	"      --ppn N             host ranks per node (for locality); default: from\n"
-	"                          the ranks' host names\n"
-	"      --mode MODE         offload (default) | mpi (host-only MPI collectives)\n"
-	"                          | bw (transport write bandwidth, rank 0 to rank 1)\n"
-	"      --window N|LIST     bw: writes posted before each wait (default 1);\n"
-	"                          pipelined points: chunks in flight (default 2)\n"
-	"      --calib-tolerance FRAC  how far (|compute - ref| / ref, medians) the dummy\n"
-	"                          compute may miss the reference before it is\n"
-	"                          calibrated again, up to 3 times   (default 0.10)\n"
-	"      --no-validate       skip the byte check (it is on by default)\n"
-	"  -o, --output FILE       JSON lines (default stdout)\n"
-	"  -h, --help              this text\n"
-	"  -V, --version           the version\n"
-	"Environment: SWEETSPOT_FAULT=flip-byte,hang,bad-rkey (tests), SLURMD_NODENAME and\n"
-	"SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n";
-
 /* A comma list of words from names[n] into a bit mask; what names it. */
 static int parse_words(const char *s, const char *const *names, int n,
 		       const char *what, unsigned *out, char *err, size_t errlen)
@@ -132,36 +85,152 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 }
 
 enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW,
-       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX,
+       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX, OPT_BURST,
        OPT_BATCH_MS };
 
-static const struct option kopts_longopts[] = {
-	{ "collective", required_argument, NULL, 'c' },
-	{ "algorithm", required_argument, NULL, 'a' },
-	{ "assignment", required_argument, NULL, 'A' },
-	{ "workers", required_argument, NULL, 'w' },
-	{ "sizes", required_argument, NULL, 'm' },
-	{ "iterations", required_argument, NULL, 'i' },
-	{ "warmup", required_argument, NULL, 'x' },
-	{ "transport", required_argument, NULL, 't' },
-	{ "ppn", required_argument, NULL, OPT_PPN },
-	{ "no-validate", no_argument, NULL, OPT_NO_VALIDATE },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "window", required_argument, NULL, OPT_WINDOW },
-	{ "ib-port", required_argument, NULL, OPT_IB_PORT },
-	{ "dtype", required_argument, NULL, OPT_DTYPE },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "chunk", required_argument, NULL, OPT_CHUNK },
-	{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
-	{ "calib-tolerance", required_argument, NULL, OPT_CALIB_TOL },
-	{ "radix", required_argument, NULL, OPT_RADIX },
-	{ "batch-ms", required_argument, NULL, OPT_BATCH_MS },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 }
+/* The options, in the order of --help and of the man page: the one list of
+ * them. getopt's tables and --help are made from it; -c and -a list the
+ * kernel's collectives and algorithms (coll.c) after their text. */
+static const struct kopt {
+	const char *name;	/* long name */
+	int key;		/* short letter, or OPT_* */
+	const char *arg;	/* the value's name; NULL: takes none */
+	const char *help;	/* lines for people, '\n' between them */
+} kopt_table[] = {
+	{ "collective", 'c', "LIST", "collectives to measure (default bcast):" },
+	{ "algorithm", 'a', "LIST", "algorithms; default: those that apply but the\n"
+				    "worker schedules (*), which run when listed; for\n"
+				    "reductions a schedule is assigned with that\n"
+				    "schedule as the workers' combine:" },
+	{ "radix", OPT_RADIX, "LIST", "knomial: tree radix, 2..8" },
+	{ "assignment", 'A', "LIST", "block,cyclic,locality (default block)" },
+	{ "workers", 'w', "N", "worker ranks, 1 <= N <= hosts (default 1)" },
+	{ "sizes", 'm', "LIST|RANGE", "bytes, e.g. 256K,24K,1000 or 256K:4M (a range:\n"
+				      "powers of two) (default 1M)" },
+	{ "dtype", OPT_DTYPE, "LIST", "reductions' element types: int32,int64,uint32,\n"
+				      "uint64,float,double; each must divide every size\n"
+				      "(default int32)" },
+	{ "op", OPT_OP, "LIST", "sum,prod,min,max,band,bor,bxor,land,lor,lxor\n"
+				"(bitwise and logical: integer dtypes only)\n"
+				"(default sum)" },
+	{ "chunk", OPT_CHUNK, "LIST", "pipelined algorithms: bytes per step" },
+	{ "window", OPT_WINDOW, "LIST", "pipelined algorithms: chunks in flight" },
+	{ "iterations", 'i', "N", "timed iterations per point (default 100)" },
+	{ "warmup", 'x', "N", "untimed iterations first (default 10)" },
+	{ "batch-ms", OPT_BATCH_MS, "N", "mpi: calls are timed in batches of at least N\n"
+					 "ms, -i calls in all at least (default 20)" },
+	{ "transport", 't', "NAME", "rma | verbs | auto (verbs when a device exists)" },
+	{ "device", OPT_DEVICE, "NAME", "verbs device (default: the first with an active\n"
+					"port)" },
+	{ "ib-port", OPT_IB_PORT, "N", "its port (default 1)" },
+	{ "gid-index", OPT_GID_INDEX, "N", "RoCE GID (default: the first RoCE v2 one,\n"
+					   "IPv4-mapped preferred)" },
+	{ "ppn", OPT_PPN, "N", "host ranks per node (for locality); default: from\n"
+			       "the ranks' host names" },
+	{ "mode", OPT_MODE, "MODE", "offload (default) | mpi (host-only MPI\n"
+				    "collectives) | bw (transport write bandwidth,\n"
+				    "rank 0 to rank 1)" },
+	{ "burst", OPT_BURST, "N", "--mode bw: writes posted before each wait\n"
+				   "(default 1)" },
+	{ "calib-tolerance", OPT_CALIB_TOL, "FRAC", "how far (|compute - ref| / ref, medians) the\n"
+						    "dummy compute may miss the reference before it\n"
+						    "is calibrated again, up to 3 times (default 0.10)" },
+	{ "no-validate", OPT_NO_VALIDATE, NULL, "skip the byte check (it is on by default)" },
+	{ "output", 'o', "FILE", "JSON lines (default stdout)" },
+	{ "help", 'h', NULL, "this text" },
+	{ "version", 'V', NULL, "the version" },
 };
+
+#define KOPT_N (sizeof(kopt_table) / sizeof(kopt_table[0]))
+/* The column where an option's text starts. */
+#define KOPT_COL 26
+
+/* The defaults that are the collectives' (coll.h), as --help shows them. */
+static void axis_default(int key, char *buf, size_t len)
+{
+	*buf = 0;
+	if (key == OPT_CHUNK)
+		snprintf(buf, len, " (default %zuK)", COLL_DEFAULT_CHUNK >> 10);
+	else if (key == OPT_WINDOW)
+		snprintf(buf, len, " (default %d)", COLL_DEFAULT_WINDOW);
+	else if (key == OPT_RADIX)
+		snprintf(buf, len, " (default %d)", COLL_DEFAULT_RADIX);
+}
+
+/* -a's list: each collective with its algorithms, schedules starred. */
+static void usage_algorithms(FILE *f)
+{
+	for (int c = 0; c < COLL_N; c++) {
+		fprintf(f, "%*s%s:", KOPT_COL + 2, "", coll_names[c]);
+		for (int a = 0; a < ALG_N; a++)
+			if (alg_applies(c, a))
+				fprintf(f, " %s%s", alg_names[a], alg_is_default(a) ? "" : "*");
+		fputc('\n', f);
+	}
+}
+
+void kopts_usage(FILE *f)
+{
+	fputs("usage: sweetspot-kernel [options]   (launched with mpirun or srun; the\n"
+	      "       W workers are the highest ranks, the other ranks are hosts)\n", f);
+	for (size_t i = 0; i < KOPT_N; i++) {
+		const struct kopt *k = &kopt_table[i];
+		const char *p = k->help;
+		char head[64], def[32];
+		int n;
+
+		if (k->key < 256)
+			n = snprintf(head, sizeof(head), "  -%c, --%s", k->key, k->name);
+		else
+			n = snprintf(head, sizeof(head), "      --%s", k->name);
+		if (k->arg)
+			n += snprintf(head + n, sizeof(head) - (size_t)n, " %s", k->arg);
+		fprintf(f, "%-*s%s", KOPT_COL - 1, head, n >= KOPT_COL - 1 ? "\n" : " ");
+		if (n >= KOPT_COL - 1)
+			fprintf(f, "%*s", KOPT_COL, "");
+		for (;;) {
+			size_t len = strcspn(p, "\n");
+
+			fwrite(p, 1, len, f);
+			if (!p[len])
+				break;
+			fprintf(f, "\n%*s", KOPT_COL, "");
+			p += len + 1;
+		}
+		axis_default(k->key, def, sizeof(def));
+		fprintf(f, "%s\n", def);
+		if (k->key == 'c') {
+			fprintf(f, "%*s", KOPT_COL + 2, "");
+			for (int c = 0; c < COLL_N; c++)
+				fprintf(f, "%s%s", c ? "," : "", coll_names[c]);
+			fputc('\n', f);
+		} else if (k->key == 'a') {
+			usage_algorithms(f);
+		}
+	}
+	fputs("Environment: SWEETSPOT_FAULT=flip-byte,hang,bad-rkey (tests), SLURMD_NODENAME and\n"
+	      "SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n", f);
+}
+
+/* getopt_long's tables, from kopt_table. */
+static void kopt_getopt(struct option *lo, char *shortopts)
+{
+	char *s = shortopts;
+
+	*s++ = ':';
+	for (size_t i = 0; i < KOPT_N; i++) {
+		const struct kopt *k = &kopt_table[i];
+
+		lo[i] = (struct option){ k->name, k->arg ? required_argument : no_argument, NULL, k->key };
+		if (k->key < 256) {
+			*s++ = (char)k->key;
+			if (k->arg)
+				*s++ = ':';
+		}
+	}
+	lo[KOPT_N] = (struct option){ NULL, 0, NULL, 0 };
+	*s = 0;
+}
 
 static int parse_sizes_opt(const char *s, struct kopts *o, char *err, size_t errlen)
 {
@@ -275,11 +344,20 @@ static int parse_int_axis(const char *name, const char *s, int *out, size_t *n,
 	return 0;
 }
 
+/* Nonzero when some listed collective has the property is(). */
+static int kopts_any(const struct kopts *o, int (*is)(enum coll))
+{
+	for (int c = 0; c < COLL_N; c++)
+		if ((o->colls & (1u << c)) && is(c))
+			return 1;
+	return 0;
+}
+
 /* The reductions' own rules: every listed op applies to a listed dtype,
  * every size is whole elements of every listed dtype (both modes). */
 static int check_reduction(const struct kopts *o, char *err, size_t errlen)
 {
-	if (!(o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE))))
+	if (!kopts_any(o, coll_is_reduction))
 		return 0;
 	for (int op = 0; op < RO_N; op++) {
 		int any = 0;
@@ -338,6 +416,8 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 		return parse_int_axis("--radix", arg, o->radixes, &o->nradixes, one_radix, err, errlen);
 	case OPT_WINDOW:
 		return parse_int_axis("--window", arg, o->windows, &o->nwindows, one_window, err, errlen);
+	case OPT_BURST:
+		return parse_int_opt("--burst", arg, 1, 4096, &o->burst, err, errlen);
 	case OPT_IB_PORT:
 		return parse_int_opt("--ib-port", arg, 1, 255, &o->ib_port, err, errlen);
 	case OPT_GID_INDEX:
@@ -454,39 +534,42 @@ static int check_algs(const struct kopts *o, char *err, size_t errlen)
 
 int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen)
 {
+	struct option lo[KOPT_N + 1];
+	char shortopts[2 * KOPT_N + 2];
 	int c;
 
+	kopt_getopt(lo, shortopts);
 	*o = (struct kopts){
 		.mode = MODE_OFFLOAD, .colls = 1u << COLL_BCAST, .algs = 0,
 		.asgs = 1u << ASG_BLOCK, .workers = 1, .sizes = { 1u << 20 },
 		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
 		.ppn = 0, .validate = 1, .output = NULL,
-		.device = NULL, .ib_port = 1, .gid_index = -1, .window = 0,
-		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { 64 << 10 }, .nchunks = 1,
-		.calib_tolerance = 0.10, .radixes = { 2 }, .nradixes = 1, .batch_ms = 20,
+		.device = NULL, .ib_port = 1, .gid_index = -1, .burst = 1,
+		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { COLL_DEFAULT_CHUNK }, .nchunks = 1,
+		.calib_tolerance = 0.10, .radixes = { COLL_DEFAULT_RADIX }, .nradixes = 1, .batch_ms = 20,
 	};
 	opterr = 0;	/* every rank parses: the messages are ours, printed once */
 	/* 0, not 1: glibc then reinitialises completely, forgetting a position
 	 * inside a cluster of short options (-hh:h) an earlier error left. */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":c:a:A:w:m:i:x:t:o:hV", kopts_longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1)
 		if (parse_one(c, optarg, argv, o, err, errlen))
 			return -1;
 	if (optind < argc) {
 		snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
 		return -1;
 	}
-	/* --window: writes in flight for bw (one value), chunks in flight
-	 * otherwise (a list, like --chunk and --radix: each a point axis). */
-	if (!o->nwindows) {
-		o->windows[0] = o->mode == MODE_BW ? 1 : 2;
-		o->nwindows = 1;
-	}
-	if (o->mode == MODE_BW && o->nwindows > 1) {
-		snprintf(err, errlen, "--window: --mode bw takes one value");
+	/* --window was bw's writes in flight once: it is the pipelined
+	 * points' chunks in flight now, and bw's is --burst. */
+	if (o->mode == MODE_BW && o->nwindows) {
+		snprintf(err, errlen, "--window is the chunks in flight of pipelined points; "
+			 "--mode bw takes --burst N (writes posted before each wait)");
 		return -1;
 	}
-	o->window = o->windows[0];
+	if (!o->nwindows) {
+		o->windows[0] = COLL_DEFAULT_WINDOW;
+		o->nwindows = 1;
+	}
 	if (check_reduction(o, err, errlen))
 		return -1;
 	if (o->algs && o->mode == MODE_OFFLOAD)
@@ -534,11 +617,14 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 {
 	uint64_t mmax = 0, most = 0;
+	unsigned all = 0;
 
 	for (size_t i = 0; i < o->nsizes; i++)
 		if (o->sizes[i] > mmax)
 			mmax = o->sizes[i];
-	if (o->colls & ((1u << COLL_REDUCE) | (1u << COLL_ALLREDUCE)))
+	for (int c = 0; c < COLL_N; c++)
+		all |= o->colls & (1u << c) ? coll_region_all(c) : 0;
+	if (kopts_any(o, coll_is_reduction))
 		for (size_t c = 0; c < o->nchunks; c++)
 			for (size_t w = 0; w < o->nwindows; w++) {
 				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax, o->chunks[c],
@@ -547,7 +633,7 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 				most = b > most ? b : most;
 			}
 	sched_region(hosts, o->workers, mmax,
-		     !!(o->colls & ((1u << COLL_GATHER) | (1u << COLL_ALLGATHER))), most, r);
+		     all, most, r);
 }
 
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)

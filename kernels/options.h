@@ -8,6 +8,7 @@
 #define SWEETSPOT_KOPTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "assign.h"
@@ -36,10 +37,9 @@ struct kopts {
 	uint64_t sizes[KOPTS_MAX_SIZES];
 	size_t nsizes;
 	int iterations, warmup;
+	int burst;		/* --mode bw: writes posted before a wait (default 1) */
+	int windows[KOPTS_MAX_AXIS];	/* pipelined points: chunks in flight (default 2) */
 	int batch_ms;		/* mpi: a timed batch of calls lasts at least this long */
-	int window;		/* --mode bw: writes in flight before a wait (default 1);
-				 * offload: the first of windows[] */
-	int windows[KOPTS_MAX_AXIS];	/* offload: chunks in flight (default 2) */
 	size_t nwindows;
 	unsigned dtypes;	/* bit per enum dtype (default int32) */
 	unsigned redops;	/* bit per enum redop (default sum) */
@@ -80,7 +80,8 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r);
 /* Its size; *send_area gets S. */
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area);
 
-/* The usage text, for --help. */
-extern const char kopts_usage_text[];
+/* Writes the usage text (--help), made from the option table and the
+ * kernel's collectives, to f. */
+void kopts_usage(FILE *f);
 
 #endif

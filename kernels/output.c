@@ -65,7 +65,10 @@ double out_algbw(uint64_t m, double us)
 
 /* nccl-tests' convention where it has one: the bytes a link must carry,
  * per host, relative to the message: allreduce 2(n-1)/n, reduce (n-1)/n,
- * bcast 1, gather and allgather (n-1) (each host's m of n*m is new). */
+ * bcast 1, gather and allgather (n-1) (each host's m of n*m is new),
+ * alltoall (n-1) (each host receives n-1 blocks of m: nccl-tests counts
+ * the whole buffer, n*m, times (n-1)/n); scan and exscan 1 (nccl-tests
+ * has none: each host receives its m); barrier moves nothing: 0. */
 double out_busbw(enum coll c, int n, double algbw)
 {
 	switch (c) {
@@ -73,7 +76,11 @@ double out_busbw(enum coll c, int n, double algbw)
 		return algbw * 2 * (n - 1) / n;
 	case COLL_REDUCE:
 		return algbw * (n - 1) / n;
+	case COLL_BARRIER:
+		return 0;
 	case COLL_BCAST:
+	case COLL_SCAN:
+	case COLL_EXSCAN:
 		return algbw;
 	default:
 		return algbw * (n - 1);
@@ -92,7 +99,7 @@ void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g
 		fprintf(f, "\"dtype\":\"%s\",\"op\":\"%s\",", dtype_names[g->dt], redop_names[g->op]);
 	if (alg_is_pipelined(g->coll, g->alg))
 		fprintf(f, "\"chunk\":%zu,\"window\":%d,", g->chunk, g->window);
-	if (g->alg == ALG_KNOMIAL)
+	if (alg_has_radix(g->alg))
 		fprintf(f, "\"radix\":%d,", g->radix);
 	fprintf(f, "\"ref_us\":%.3f,\"comm_us\":%.3f,\"compute_us\":%.3f,\"total_us\":%.3f,",
 		r->ref_us, r->comm_us, r->compute_us, r->total.avg);

@@ -3,6 +3,7 @@
  * Zero denominators give 0 rather than infinities in the JSON.
  */
 #include "stats.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,8 @@ static int cmp_double(const void *a, const void *b)
 
 void tstats_of(const double *t, size_t n, struct tstats *s)
 {
-	double *c = malloc(n * sizeof(*c)), sum = 0;
+	double *c = xmalloc(n * sizeof(*c)), sum = 0;
 
-	if (!c)
-		abort();
 	memcpy(c, t, n * sizeof(*c));
 	qsort(c, n, sizeof(*c), cmp_double);
 	for (size_t i = 0; i < n; i++)

@@ -16,6 +16,7 @@
  * component without them), every node falls back to the window alone.
  */
 #include "transport.h"
+#include "xalloc.h"
 
 #include <limits.h>
 #include <sched.h>
@@ -116,9 +117,7 @@ static int rma_init(struct transport *t, const struct transport_cfg *cfg, MPI_Co
 	MPI_Comm_size(comm, &t->size);
 	t->bytes = cfg->bytes;
 	t->device[0] = '\0';
-	r->direct = calloc((size_t)t->size, sizeof(*r->direct));
-	if (!r->direct)
-		abort();
+	r->direct = xcalloc((size_t)t->size, sizeof(*r->direct));
 	rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, t->rank, MPI_INFO_NULL, &r->node);
 	if (rc != MPI_SUCCESS)
 		return rma_fail(r, "MPI_Comm_split_type", -1, rc);
@@ -155,9 +154,7 @@ static MPI_Request *rma_slot(struct rma *r)
 {
 	if (r->nreq == r->alloc) {
 		r->alloc = r->alloc ? 2 * r->alloc : 64;
-		r->reqs = realloc(r->reqs, r->alloc * sizeof(*r->reqs));
-		if (!r->reqs)
-			abort();
+		r->reqs = xrealloc(r->reqs, r->alloc * sizeof(*r->reqs));
 	}
 	return &r->reqs[r->nreq++];
 }
@@ -311,10 +308,8 @@ static const struct transport_ops rma_ops = {
 
 struct transport *transport_rma_new(void)
 {
-	struct rma *r = calloc(1, sizeof(*r));
+	struct rma *r = xcalloc(1, sizeof(*r));
 
-	if (!r)
-		abort();
 	r->t.ops = &rma_ops;
 	r->node = MPI_COMM_NULL;
 	return &r->t;

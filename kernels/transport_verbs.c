@@ -22,6 +22,7 @@
 #include <infiniband/verbs.h>
 
 #include "transport_verbs.h"
+#include "xalloc.h"
 
 enum {
 	SQ_DEPTH = 128,		/* send window per queue pair */
@@ -426,9 +427,7 @@ static int setup_local(struct verbs *v, const struct transport_cfg *cfg)
 	v->chan = ibv_create_comp_channel(v->ctx);
 	if (!v->chan)
 		return verr(v, "ibv_create_comp_channel failed: %s", strerror(errno));
-	v->peers = calloc((size_t)v->t.size, sizeof(*v->peers));
-	if (!v->peers)
-		return verr(v, "out of memory");
+	v->peers = xcalloc((size_t)v->t.size, sizeof(*v->peers));
 	for (int p = 0; p < v->t.size; p++)
 		nqp += p != v->t.rank && (!cfg->talks || cfg->talks[p]);
 	if (ibv_query_device(v->ctx, &da))
@@ -481,13 +480,9 @@ static int connect_peers(struct verbs *v, const struct transport_cfg *cfg)
 	int rc = -1, e;
 
 	memcpy(me.gid, v->gid.raw, sizeof(me.gid));
-	nodes = calloc(n, sizeof(*nodes));
-	out = calloc(n, sizeof(*out));
-	in = calloc(n, sizeof(*in));
-	if (!nodes || !out || !in) {
-		verr(v, "out of memory");
-		goto out;
-	}
+	nodes = xcalloc(n, sizeof(*nodes));
+	out = xcalloc(n, sizeof(*out));
+	in = xcalloc(n, sizeof(*in));
 	for (int p = 0; p < v->t.size; p++) {
 		if (!v->peers[p].qp)
 			continue;
@@ -802,10 +797,8 @@ static const struct transport_ops verbs_ops = {
 
 struct transport *transport_verbs_new(void)
 {
-	struct verbs *v = calloc(1, sizeof(*v));
+	struct verbs *v = xcalloc(1, sizeof(*v));
 
-	if (!v)
-		return NULL;
 	v->t.ops = &verbs_ops;
 	v->gid_index = -1;
 	return &v->t;

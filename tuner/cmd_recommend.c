@@ -468,7 +468,7 @@ out:
 static int recommend_bands(struct recommend *r)
 {
 	for (size_t c = 0; c < colls_count; c++) {
-		const char *coll = colls_table[c].name;
+		const char *coll = colls_name(&colls_table[c]);
 		struct band *b;
 		size_t nb;
 		int bad = 0;

@@ -1,21 +1,13 @@
 /*
- * tuner/colls.c: the table of collectives (see colls.h) and its lookups.
+ * tuner/colls.c: the tuner's rows of the collectives (see colls.h) and the
+ * lookups by name over them and the kernel's table.
  */
 #include "colls.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *const direct[] = { "direct", NULL };
-static const char *const allgather_algs[] = { "leader", "allin", NULL };
-static const char *const reduce_algs[] = { "slice", "assigned", NULL };
-
-/* The schedules among workers, as the kernel names them (-a): a k-nomial
- * tree for the rooted ones and the reductions; ring and recursive doubling
- * where every rank ends with everything. */
-static const char *const tree[] = { "knomial", NULL };
-static const char *const all_to_all[] = { "ring", "recdbl", NULL };
-static const char *const allreduce_scheds[] = { "knomial", "ring", "recdbl", NULL };
+#include "parse.h"
 
 static const char *const ompi_bcast[] = { "default", "basic_linear", "chain", "pipeline",
 	"split_binary_tree", "binary_tree", "binomial", "knomial", "scatter_allgather",
@@ -26,88 +18,94 @@ static const char *const ompi_allgather[] = { "default", "linear", "bruck",
 	"recursive_doubling", "ring", "neighbor", "two_proc", NULL };
 static const char *const ompi_reduce[] = { "default", "linear", "chain", "pipeline", "binary",
 	"binomial", "in-order_binary", "rabenseifner", NULL };
+static const char *const ompi_alltoall[] = { "default", "linear", "pairwise", "modified_bruck",
+	"linear_sync", "two_proc", NULL };
+static const char *const ompi_barrier[] = { "default", "linear", "double_ring",
+	"recursive_doubling", "bruck", "two_proc", "tree", NULL };
+static const char *const ompi_scan[] = { "default", "linear", "recursive_doubling", NULL };
 static const char *const ompi_allreduce[] = { "default", "basic_linear", "nonoverlapping",
 	"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
 
 /* Open MPI ids: enum COLLTYPE of ompi/mca/coll/base/coll_base_functions.h
- * (4.1: allgather 0, allreduce 2, bcast 7, gather 9, reduce 11). A
- * reduction's rules-file size is its buffer: dtype size x count, which is
- * the kernel's bytes. */
+ * (4.1: allgather 0, allreduce 2, alltoall 3, barrier 6, bcast 7, exscan 8,
+ * gather 9, reduce 11, scan 14; scan and exscan share their algorithms). UCC has no
+ * scan. A reduction's rules-file size is its buffer: dtype size x count,
+ * which is the kernel's bytes; alltoall's is every block a rank sends
+ * (coll_tuned_alltoall_intra_dec_dynamic: type size x count x ranks). The rows are in the kernel's order, which is the
+ * order of every listing. */
 const struct colls_desc colls_table[] = {
-	{ "bcast", direct, 7, COLLS_SIZE_BYTES, "bcast", 0, ompi_bcast, tree, COLLS_PIPE_SCHEDULES },
-	{ "gather", direct, 9, COLLS_SIZE_BYTES_X_RANKS, NULL, 0, ompi_gather, tree,
-	  COLLS_PIPE_ALL },
-	{ "allgather", allgather_algs, 0, COLLS_SIZE_BYTES_X_RANKS, "allgather", 0, ompi_allgather,
-	  all_to_all, COLLS_PIPE_ALL },
-	{ "reduce", reduce_algs, 11, COLLS_SIZE_BYTES, "reduce", 1, ompi_reduce, tree,
-	  COLLS_PIPE_ALL },
-	{ "allreduce", reduce_algs, 2, COLLS_SIZE_BYTES, "allreduce", 1, ompi_allreduce,
-	  allreduce_scheds, COLLS_PIPE_ALL },
+	{ COLL_BCAST, 7, COLLS_SIZE_BYTES, "bcast", ompi_bcast },
+	{ COLL_GATHER, 9, COLLS_SIZE_BYTES_X_RANKS, NULL, ompi_gather },
+	{ COLL_ALLGATHER, 0, COLLS_SIZE_BYTES_X_RANKS, "allgather", ompi_allgather },
+	{ COLL_REDUCE, 11, COLLS_SIZE_BYTES, "reduce", ompi_reduce },
+	{ COLL_ALLREDUCE, 2, COLLS_SIZE_BYTES, "allreduce", ompi_allreduce },
+	{ COLL_ALLTOALL, 3, COLLS_SIZE_BYTES_X_RANKS, "alltoall", ompi_alltoall },
+	{ COLL_SCAN, 14, COLLS_SIZE_BYTES, NULL, ompi_scan },
+	{ COLL_EXSCAN, 8, COLLS_SIZE_BYTES, NULL, ompi_scan },
+	{ COLL_BARRIER, 6, COLLS_SIZE_BYTES, "barrier", ompi_barrier },
 };
 
 const size_t colls_count = sizeof(colls_table) / sizeof(colls_table[0]);
 
+const char *colls_name(const struct colls_desc *c)
+{
+	return coll_names[c->coll];
+}
+
 const struct colls_desc *colls_find(const char *name)
 {
 	for (size_t i = 0; name && i < colls_count; i++)
-		if (!strcmp(colls_table[i].name, name))
+		if (!strcmp(colls_name(&colls_table[i]), name))
 			return &colls_table[i];
 	return NULL;
 }
 
-static int in_list(const char *const *v, const char *s)
+int colls_alg(const char *algorithm)
 {
-	for (; v && *v; v++)
-		if (!strcmp(*v, s))
-			return 1;
-	return 0;
+	return algorithm ? parse_name(algorithm, alg_names, ALG_N) : -1;
 }
 
 int colls_algorithm_applies(const char *collective, const char *algorithm)
 {
 	const struct colls_desc *c = colls_find(collective);
+	int a = colls_alg(algorithm);
 
-	return c && algorithm &&
-	       (in_list(c->algorithms, algorithm) || in_list(c->schedules, algorithm));
+	return c && a >= 0 && alg_applies(c->coll, a);
 }
 
 int colls_algorithm_known(const char *algorithm)
 {
-	for (size_t i = 0; algorithm && i < colls_count; i++)
-		if (colls_algorithm_applies(colls_table[i].name, algorithm))
+	for (size_t i = 0; i < colls_count; i++)
+		if (colls_algorithm_applies(colls_name(&colls_table[i]), algorithm))
 			return 1;
 	return 0;
 }
 
 int colls_is_schedule(const char *algorithm)
 {
-	for (size_t i = 0; algorithm && i < colls_count; i++)
-		if (in_list(colls_table[i].schedules, algorithm))
-			return 1;
-	return 0;
+	return colls_algorithm_known(algorithm) && !alg_is_default(colls_alg(algorithm));
 }
 
-/* The one schedule with a fan-out: every other is fixed by W. */
 int colls_radix_applies(const char *algorithm)
 {
-	return algorithm && !strcmp(algorithm, "knomial");
+	int a = colls_alg(algorithm);
+
+	return a >= 0 && alg_has_radix(a);
 }
 
 int colls_chunk_applies(const char *collective, const char *algorithm)
 {
 	const struct colls_desc *c = colls_find(collective);
+	int a = colls_alg(algorithm);
 
-	if (!c || !colls_algorithm_applies(collective, algorithm))
-		return 0;
-	return c->pipe == COLLS_PIPE_ALL ||
-	       (c->pipe == COLLS_PIPE_SCHEDULES && in_list(c->schedules, algorithm));
+	return c && a >= 0 && alg_is_pipelined(c->coll, a);
 }
 
 int colls_is_reduction(const char *collective)
 {
 	const struct colls_desc *c = colls_find(collective);
 
-	return c && c->reduction;
+	return c && coll_is_reduction(c->coll);
 }
 
 size_t colls_collective_names(const char **names, size_t max)
@@ -115,18 +113,24 @@ size_t colls_collective_names(const char **names, size_t max)
 	size_t n = 0;
 
 	for (size_t i = 0; i < colls_count && n + 1 < max; i++)
-		names[n++] = colls_table[i].name;
+		names[n++] = colls_name(&colls_table[i]);
 	names[n] = NULL;
 	return n;
 }
 
-/* Appends the names of v to names[0..*n) that are not there yet. */
-static void add_new(const char **names, size_t max, size_t *n, const char *const *v)
+/* Appends to names[0..*n) the algorithms of c that are schedules (or not)
+ * and are not there yet. */
+static void add_new(const char **names, size_t max, size_t *n, enum coll c, int schedules)
 {
-	for (; v && *v && *n + 1 < max; v++) {
-		names[*n] = NULL;
-		if (!in_list(names, *v))
-			names[(*n)++] = *v;
+	for (int a = 0; a < ALG_N && *n + 1 < max; a++) {
+		size_t i = 0;
+
+		if (!alg_applies(c, a) || !alg_is_default(a) == !schedules)
+			continue;
+		while (i < *n && strcmp(names[i], alg_names[a]))
+			i++;
+		if (i == *n)
+			names[(*n)++] = alg_names[a];
 	}
 	names[*n] = NULL;
 }
@@ -137,22 +141,25 @@ size_t colls_algorithm_names(const char **names, size_t max, int with_schedules)
 
 	names[0] = NULL;
 	for (size_t i = 0; i < colls_count; i++)
-		add_new(names, max, &n, colls_table[i].algorithms);
+		add_new(names, max, &n, colls_table[i].coll, 0);
 	for (size_t i = 0; with_schedules && i < colls_count; i++)
-		add_new(names, max, &n, colls_table[i].schedules);
+		add_new(names, max, &n, colls_table[i].coll, 1);
 	return n;
 }
 
 const char *colls_algorithms_of(const char *collective, char *buf, size_t len)
 {
 	const struct colls_desc *c = colls_find(collective);
-	const char *const *lists[2] = { c ? c->algorithms : NULL, c ? c->schedules : NULL };
-	size_t used = 0;
+	const char *names[COLLS_MAX_NAMES];
+	size_t n = 0, used = 0;
 
 	buf[0] = 0;
-	for (int l = 0; l < 2; l++)
-		for (const char *const *v = lists[l]; v && *v && used < len; v++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", *v);
+	if (c) {
+		add_new(names, COLLS_MAX_NAMES, &n, c->coll, 0);
+		add_new(names, COLLS_MAX_NAMES, &n, c->coll, 1);
+	}
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i]);
 	return buf;
 }
 
@@ -178,7 +185,7 @@ const char *colls_names_list(void)
 		for (size_t i = 0; i < colls_count; i++) {
 			if (i)
 				strncat(buf, ", ", sizeof(buf) - strlen(buf) - 1);
-			strncat(buf, colls_table[i].name, sizeof(buf) - strlen(buf) - 1);
+			strncat(buf, colls_name(&colls_table[i]), sizeof(buf) - strlen(buf) - 1);
 		}
 	return buf;
 }

@@ -1,18 +1,17 @@
 /*
- * tuner/colls.h: the collectives as data. One row per collective says what
- * the tuner needs to know of it: its name (as the kernel and the spec spell
- * it), the offloaded algorithms that apply to it, Open MPI's coll/tuned id
- * of it in a rules file and how Open MPI counts its message size there,
- * its UCC name, whether it is a reduction (dtype and op apply), the
- * schedules among workers that apply to it and where pipelining (chunk,
- * window) applies. Every place that lists collectives or algorithms walks
- * this table; adding a collective is a row here and one in
- * kernels/sched/coll.c (see the README's developer section).
+ * tuner/colls.h: what the tuner adds to the kernel's collectives. The
+ * collectives themselves (names, the algorithms that apply, which axes
+ * apply, their defaults) are the kernel's table, kernels/sched/coll.h; a
+ * row here is keyed by its enum coll and says only what is the tuner's:
+ * Open MPI's coll/tuned id and algorithm names, how Open MPI counts its
+ * message size in a rules file, its UCC name. The lookups below read both
+ * tables, by the names the kernel and the spec use; colls-t fails when the
+ * two disagree.
  *
  * Algorithms and schedules are both values of the algorithm axis (a spec's
  * sweep.algorithms, the kernel's -a): the algorithms are what the spec
  * measures when it lists none; the schedules (knomial, ring, recdbl) are
- * measured when listed, and only where a row names them.
+ * measured when listed, and only where they apply.
  */
 #ifndef SWEETSPOT_COLLS_H
 #define SWEETSPOT_COLLS_H
@@ -20,30 +19,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coll.h"
+
 /* How a rules file sizes one call, from the kernel's bytes per rank. */
 enum colls_msg_size {
 	COLLS_SIZE_BYTES,		/* the buffer: bytes (bcast, reduce, allreduce) */
 	COLLS_SIZE_BYTES_X_RANKS,	/* the whole result: bytes x ranks (gather, allgather) */
 };
 
-/* Where chunk and window (pipelining) apply. */
-enum colls_pipe {
-	COLLS_PIPE_NONE,	/* nowhere */
-	COLLS_PIPE_ALL,		/* every algorithm (reductions, gather, allgather) */
-	COLLS_PIPE_SCHEDULES,	/* the schedules only (bcast knomial) */
-};
-
 struct colls_desc {
-	const char *name;
-	const char *const *algorithms;	/* offloaded ones, NULL-terminated */
+	enum coll coll;			/* the kernel's collective */
 	int ompi_id;			/* coll/tuned's COLLTYPE id; -1: none */
 	enum colls_msg_size msg_size;
 	const char *ucc_name;		/* NULL: UCC has no TL/UCP algorithm for it */
-	int reduction;			/* dtype and op apply */
 	/* Open MPI 4.1's coll/tuned algorithm names, index = id (0: default). */
 	const char *const *ompi_algorithms;
-	const char *const *schedules;	/* among workers, NULL-terminated */
-	enum colls_pipe pipe;
 };
 
 /* Bounds of the name lists below (names plus the NULL). */
@@ -56,6 +46,10 @@ extern const size_t colls_count;
 
 /* The row of a collective called name; NULL when there is none. */
 const struct colls_desc *colls_find(const char *name);
+/* The kernel's name of a row's collective. */
+const char *colls_name(const struct colls_desc *c);
+/* The kernel's enum of an algorithm (or schedule) name; -1 if none. */
+int colls_alg(const char *algorithm);
 /* Nonzero when algorithm (or schedule) applies to collective (by name). */
 int colls_algorithm_applies(const char *collective, const char *algorithm);
 /* Nonzero when some collective has that algorithm (or schedule). */

@@ -73,7 +73,7 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 	fprintf(f, "# sweetspot env: the measured decisions as shell variables (%s run %lld).\n"
 		"# Source it: . THIS_FILE\n", d->source ? d->source : "-", d->run);
 	for (size_t c = 0; c < colls_count; c++) {
-		const char *coll = colls_table[c].name;
+		const char *coll = colls_name(&colls_table[c]);
 		struct band *b;
 		size_t nb = decisions_bands(d, coll, &b);
 		const struct band *m;

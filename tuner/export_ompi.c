@@ -125,9 +125,9 @@ static void rules_header(FILE *f, const struct decisions *d, const struct export
 		"#          --mca coll_tuned_dynamic_rules_filename THIS_FILE ...\n"
 		"# Message sizes are Open MPI's: bytes per rank for bcast, reduce and\n"
 		"# allreduce (dtype size x count), bytes per rank times the communicator size\n"
-		"# for gather and allgather. Algorithm 0 leaves the choice to Open MPI's\n"
-		"# built-in rules. Each rule's fan-in/out and segment size are those the\n"
-		"# measurement ran with, from\n# %s.\n"
+		"# for gather, allgather and alltoall. Algorithm 0 leaves the choice to\n"
+		"# Open MPI's built-in rules. Each rule's fan-in/out and segment size are\n"
+		"# those the measurement ran with, from\n# %s.\n"
 		"# Rules cover the communicator sizes measured, each alone.\n",
 		d->source ? d->source : "-", d->mpi_run, o->ompi.major, o->ompi.minor, o->ompi.release,
 		v2 ? "rule-file-version-2, 5 columns\n# (bytes alg faninout segsize reqs)"

@@ -4,7 +4,7 @@
  * decisions turned into Open MPI rules (collectives, communicator sizes,
  * size thresholds) that the rules, UCC and env writers use. Open MPI counts
  * a rule's message size its own way: bytes per rank for bcast, bytes per
- * rank times the communicator size for gather and allgather
+ * rank times the communicator size for gather, allgather and alltoall
  * (coll_tuned_decision_dynamic.c); the rules are in those terms (colls.h);
  * reductions count bytes, dtype size times count.
  */
@@ -244,8 +244,8 @@ size_t export_mpi_collectives(const struct decisions *d, const char **out)
 	size_t n = 0;
 
 	for (size_t i = 0; i < colls_count && n < OMPI_MAX_COLLS; i++)
-		if (colls_table[i].ompi_id >= 0 && decisions_has_mpi(d, colls_table[i].name))
-			out[n++] = colls_table[i].name;
+		if (colls_table[i].ompi_id >= 0 && decisions_has_mpi(d, colls_name(&colls_table[i])))
+			out[n++] = colls_name(&colls_table[i]);
 	for (size_t i = 0; i < sizeof(extra_ids) / sizeof(*extra_ids) && n < OMPI_MAX_COLLS; i++)
 		if (!colls_find(extra_ids[i].name) && decisions_has_mpi(d, extra_ids[i].name))
 			out[n++] = extra_ids[i].name;

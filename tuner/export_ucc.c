@@ -9,7 +9,8 @@
  * type host, message ranges start-end with the end excluded (UCC writes
  * 0-4K#4K-inf), team sizes the ones measured, each alone ([4]). UCC
  * counts message sizes as Open MPI does (ucc_coll_args_msgsize: bytes for
- * bcast, reduce, allreduce; the whole result for gather and allgather).
+ * bcast, reduce, allreduce; the whole result for gather, allgather and
+ * alltoall).
  * Where an offloaded allreduce with the slice algorithm (UCC's DPU path)
  * beats the hosts alone, UCC's sliding_window gets that range.
  */
@@ -40,6 +41,7 @@ static const struct ucc_map {
 	{ "allreduce", "recursive_doubling", "knomial", 2, "UCC_TL_UCP_ALLREDUCE_KN_RADIX" },
 	{ "allreduce", "ring", "ring", 0, NULL },
 	{ "allreduce", "rabenseifner", "sra_knomial", 2, "UCC_TL_UCP_ALLREDUCE_SRA_KN_RADIX" },
+	{ "alltoall", "pairwise", "pairwise", 0, NULL },
 };
 
 static const struct ucc_map *ucc_map_of(const char *coll, int alg)

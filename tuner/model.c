@@ -39,19 +39,19 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 {
 	int H = mc->nodes * mc->ppn;
 	size_t mmax = pt->mmax > pt->m ? pt->mmax : pt->m;
-	size_t chunk = pt->chunk ? pt->chunk : 65536;
-	int window = pt->window ? pt->window : 2;
+	size_t chunk = pt->chunk ? pt->chunk : COLL_DEFAULT_CHUNK;
+	int window = pt->window ? pt->window : COLL_DEFAULT_WINDOW;
 	struct sched_region rg;
 
 	/* Where the launch's other collectives would put the areas does not
 	 * change a time: the region as if gathers ran beside it. */
-	sched_region(H, mc->W, mmax, 1,
+	sched_region(H, mc->W, mmax, SCHED_RECV_ALL | coll_region_all(pt->coll),
 		     pt->has_reduction || coll_is_reduction(pt->coll) ?
 		     sched_scratch_bytes(H, mc->W, mmax, chunk, window) : 0, &rg);
 	return (struct coll_geom){
 		.coll = pt->coll, .alg = pt->alg, .H = H, .W = mc->W, .m = pt->m, .S = rg.send,
 		.owner = owner, .chunk = chunk, .window = window, .dt = pt->dt, .op = pt->op,
-		.radix = pt->radix ? pt->radix : 2, .R = rg.scratch, .F = rg.flags,
+		.radix = pt->radix ? pt->radix : COLL_DEFAULT_RADIX, .R = rg.scratch, .F = rg.flags,
 	};
 }
 

@@ -46,8 +46,7 @@ void model_env_of(const struct spec *s, struct model_env *env)
 	env->has_reduction = 0;
 	env->shm_rma = 0;
 	for (size_t i = 0; i < s->collectives.nr; i++)
-		env->has_reduction |= colls_find(s->collectives.v[i]) &&
-				      colls_find(s->collectives.v[i])->reduction;
+		env->has_reduction |= colls_is_reduction(s->collectives.v[i]);
 }
 
 /* The calibration spec: the spec's machine at ppn_cal, every collective

@@ -190,11 +190,13 @@ static int geometry(const struct layout *l, const struct point *pt, int *owner,
 	free(hn);
 	free(wn);
 	*g = (struct coll_geom){ .coll = (enum coll)c, .alg = (enum alg)a, .H = H, .W = W,
-		.m = pt->bytes, .S = pt->bytes, .owner = owner,
-		.chunk = pt->chunk ? pt->chunk : SPEC_DEFAULT_CHUNK,
-		.window = pt->window ? (int)pt->window : SPEC_DEFAULT_WINDOW,
-		.dt = (enum dtype)dt, .op = (enum redop)op, .radix = pt->radix ? (int)pt->radix : 2 };
-	sched_region(H, W, pt->bytes, 1, sched_scratch_bytes(H, W, pt->bytes, g->chunk, g->window), &rg);
+		.m = pt->bytes, .owner = owner,
+		.chunk = pt->chunk ? pt->chunk : COLL_DEFAULT_CHUNK,
+		.window = pt->window ? (int)pt->window : COLL_DEFAULT_WINDOW,
+		.dt = (enum dtype)dt, .op = (enum redop)op, .radix = pt->radix ? (int)pt->radix : COLL_DEFAULT_RADIX };
+	sched_region(H, W, pt->bytes, SCHED_RECV_ALL | coll_region_all(g->coll),
+		     sched_scratch_bytes(H, W, pt->bytes, g->chunk, g->window), &rg);
+	g->S = rg.send;
 	g->R = rg.scratch;
 	g->F = rg.flags;
 	return ret ? -1 : 0;

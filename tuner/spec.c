@@ -812,9 +812,9 @@ static const char *reduction_names(char *buf, size_t len)
 
 	buf[0] = 0;
 	for (size_t c = 0; c < colls_count && used < len; c++)
-		if (colls_table[c].reduction)
+		if (coll_is_reduction(colls_table[c].coll))
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-						 colls_table[c].name);
+						 colls_name(&colls_table[c]));
 	return buf;
 }
 
@@ -899,12 +899,12 @@ static void load_axes(struct loader *ld, const config_setting_t *sw, struct spec
 	load_dtypes_ops(ld, sw, s, reduction);
 	r = get_size_list(ld, sw, "chunks", 0, s->chunks, &s->nchunks, &s->line.chunks);
 	if (r > 0)
-		s->chunks[s->nchunks++] = SPEC_DEFAULT_CHUNK;
+		s->chunks[s->nchunks++] = COLL_DEFAULT_CHUNK;
 	else if (!r && s->chunks[s->nchunks - 1] > SPEC_MAX_MESSAGE)
 		SPEC_BAD(ld, s->line.chunks, "'sweep.chunks': %" PRIu64 " bytes is more than the kernel's limit of 1G",
 			 s->chunks[s->nchunks - 1]);
 	get_uints(ld, sw, "sweep.", "windows", 0, 1, 4096, &s->windows, &s->nwindows, &s->line.windows);
-	get_uints(ld, sw, "sweep.", "radix", 0, 2, SPEC_MAX_RADIX, &s->radix, &s->nradix, &s->line.radix);
+	get_uints(ld, sw, "sweep.", "radix", 0, COLL_RADIX_MIN, COLL_RADIX_MAX, &s->radix, &s->nradix, &s->line.radix);
 	if ((s->line.chunks || s->line.windows) && !pipelined)
 		SPEC_BAD(ld, s->line.chunks ? s->line.chunks : s->line.windows,
 			 "'sweep.%s' applies only to the reductions and to gather and allgather with a schedule, and none is listed",
@@ -913,11 +913,11 @@ static void load_axes(struct loader *ld, const config_setting_t *sw, struct spec
 		SPEC_BAD(ld, s->line.radix, "'sweep.radix' applies only to the knomial schedule, which no listed collective runs");
 	if (!s->nwindows) {
 		s->windows = xmalloc(sizeof(*s->windows));
-		s->windows[s->nwindows++] = SPEC_DEFAULT_WINDOW;
+		s->windows[s->nwindows++] = COLL_DEFAULT_WINDOW;
 	}
 	if (!s->nradix) {
 		s->radix = xmalloc(sizeof(*s->radix));
-		s->radix[s->nradix++] = SPEC_DEFAULT_RADIX;
+		s->radix[s->nradix++] = COLL_DEFAULT_RADIX;
 	}
 	if (reduction) {
 		check_divisible(ld, s, "sizes", s->sizes, s->nsizes, s->line.sizes);
@@ -956,9 +956,9 @@ static void load_algorithms(struct loader *ld, const config_setting_t *sw, struc
 
 			buf[0] = 0;
 			for (size_t c = 0; c < colls_count && len < sizeof(buf); c++)
-				if (colls_algorithm_applies(colls_table[c].name, s->algorithms.v[a]))
+				if (colls_algorithm_applies(colls_name(&colls_table[c]), s->algorithms.v[a]))
 					len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-								len ? ", " : "", colls_table[c].name);
+								len ? ", " : "", colls_name(&colls_table[c]));
 			SPEC_BAD(ld, line, "'sweep.algorithms': '%s' applies to none of the collectives (only to %s)",
 				 s->algorithms.v[a], buf);
 		}

@@ -60,13 +60,10 @@ struct spec_lines {
 	    workers, sweep_nodes, placement, sizes, dtypes, ops, chunks, windows, radix;
 };
 
-/* The kernel's defaults for the axes a spec may leave out. */
+/* The kernel's defaults for the axes a spec may leave out (chunk, window
+ * and radix: COLL_DEFAULT_* of kernels/sched/coll.h). */
 #define SPEC_DEFAULT_DTYPE "int32"
 #define SPEC_DEFAULT_OP "sum"
-#define SPEC_DEFAULT_CHUNK (64u << 10)
-#define SPEC_DEFAULT_WINDOW 2
-#define SPEC_DEFAULT_RADIX 2
-#define SPEC_MAX_RADIX 8
 
 /* Everything in it is owned by the struct and freed by spec_release(). */
 struct spec {

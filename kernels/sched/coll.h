@@ -1,21 +1,39 @@
 /*
- * kernels/sched/coll.h: the collectives as a table. One row per collective: its
- * name, the algorithms that apply to it, and its builder (coll_<name>.c,
- * which knows only schedule.h). Adding a collective is a row here, an enum
- * value in schedule.h and its builder file.
+ * kernels/sched/coll.h: the collectives as a table, the one place that says
+ * what a collective is: its name, the algorithms that apply to it, which
+ * point axes apply (dtype and op, chunk and window, radix), the defaults of
+ * those axes, and its builder (coll_<name>.c, which knows only
+ * schedule.h). The kernel, the model and the tuner all read this table;
+ * the tuner's own table (tuner/colls.c) adds only what is the runtimes'
+ * (Open MPI, MPICH, UCC names and ids, size rules), keyed by enum coll.
+ * Adding a collective: an enum value in schedule.h, a name and a row here,
+ * its builder file, one row in tuner/colls.c (docs/HACKING.md).
  */
 #ifndef SWEETSPOT_COLL_H
 #define SWEETSPOT_COLL_H
 
 #include "schedule.h"
 
+/* The axes' values when none is given: the kernel's options, the spec's
+ * sweep and the model all start from these. */
+#define COLL_DEFAULT_CHUNK ((size_t)64 << 10)
+#define COLL_DEFAULT_WINDOW 2
+#define COLL_DEFAULT_RADIX 2
+#define COLL_RADIX_MIN 2
+#define COLL_RADIX_MAX 8
+
 struct coll_desc {
-	const char *name;
 	unsigned algs;		/* bit per enum alg that applies */
+	unsigned pipelined;	/* of those, where chunk and window apply */
+	int reduction;		/* dtype and op apply */
+	unsigned all;		/* SCHED_RECV_ALL: the receive area holds H
+				 * blocks of m (gather, allgather, alltoall);
+				 * SCHED_SEND_ALL: the send area does (alltoall) */
 	int (*build)(const struct coll_geom *g, int rank, struct coll_rank *cr);
 };
 
 extern const struct coll_desc coll_table[COLL_N];
+/* The names, as the command line, the spec and the records spell them. */
 extern const char *const coll_names[COLL_N];
 extern const char *const alg_names[ALG_N];
 
@@ -26,15 +44,19 @@ int alg_applies(enum coll c, enum alg a);
  * result owns its arrays: coll_rank_release() frees them. */
 int coll_build(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
-/* Nonzero for reduce and allreduce (dtype and op apply). */
+/* Nonzero when dtype and op apply to c (a reduction). */
 int coll_is_reduction(enum coll c);
-/* Nonzero when chunk and window apply: the reductions, gather and
- * allgather (every algorithm: a chunk of the whole block is the paper's
- * whole-block form), and the worker schedules (bcast knomial). bcast
- * direct moves the whole block: one read, then a write per host. */
+/* c's SCHED_RECV_ALL and SCHED_SEND_ALL (sched_region's all). */
+unsigned coll_region_all(enum coll c);
+/* The bytes of a source's send area that c reads: m, or H x m. */
+size_t coll_send_bytes(const struct coll_geom *g);
+/* Nonzero when chunk and window apply to c with a. */
 int alg_is_pipelined(enum coll c, enum alg a);
-/* Nonzero for the algorithms run when -a is not given: those of before
- * the worker schedules, so that a command line measures what it did. */
+/* Nonzero when the radix axis applies to a (the k-nomial tree). */
+int alg_has_radix(enum alg a);
+/* Nonzero for the algorithms run when -a is not given (and a spec lists
+ * none): the offloaded algorithms proper. The others are schedules among
+ * workers (knomial, ring, recdbl), measured when listed. */
 int alg_is_default(enum alg a);
 
 /* The lowest worker rank whose offloaded schedule writes to a host: the

@@ -25,6 +25,7 @@
  *     hands e every block.
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 
@@ -129,12 +130,10 @@ static void ag_recdbl_chunk(struct ag_ctx *x, int *pick)
 /* ring or recdbl on worker w, chunk by chunk. */
 static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 {
-	int H = g->H, *have = malloc((size_t)H * sizeof(int)), *pick = malloc((size_t)H * sizeof(int));
-	int *join = malloc((size_t)g->window * sizeof(int));
+	int H = g->H, *have = xmalloc((size_t)H * sizeof(int)), *pick = xmalloc((size_t)H * sizeof(int));
+	int *join = xmalloc((size_t)g->window * sizeof(int));
 	size_t nc = (g->m + g->chunk - 1) / g->chunk;
 
-	if (!have || !pick || !join)
-		return -1;
 	for (size_t c = 0; c < nc; c++) {
 		struct ag_ctx x = { .g = g, .s = s, .w = w, .off = c * g->chunk, .have = have };
 		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
@@ -193,15 +192,10 @@ static void leader_chunk(const struct coll_geom *g, const int *have, int *wt, si
  * chunk c is out. */
 static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 {
-	int H = g->H, W = g->W, *have = malloc(((size_t)H + (size_t)W) * sizeof(int));
-	int *join = malloc((size_t)g->window * sizeof(int));
+	int H = g->H, W = g->W, *have = xmalloc(((size_t)H + (size_t)W) * sizeof(int));
+	int *join = xmalloc((size_t)g->window * sizeof(int));
 	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
 
-	if (!have || !join) {
-		free(have);
-		free(join);
-		return -1;
-	}
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
 		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;

@@ -10,6 +10,7 @@
  *     as soon as it has it. Chunk c + window is read once chunk c is out.
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 
@@ -19,11 +20,9 @@ static int build_bcast_knomial(const struct coll_geom *g, int w, struct sched *s
 {
 	int H = g->H, W = g->W, r0 = g->owner[0], v = (w - r0 + W) % W, nch;
 	size_t nc = (g->m + g->chunk - 1) / g->chunk;
-	int *ch = malloc((size_t)(g->radix * 32 + W) * sizeof(int));
-	int *join = malloc((size_t)g->window * sizeof(int));
+	int *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int));
+	int *join = xmalloc((size_t)g->window * sizeof(int));
 
-	if (!ch || !join)
-		return -1;
 	nch = sched_knomial_children(v, W, g->radix, ch);
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < g->m ? g->chunk : g->m - off;

@@ -17,6 +17,7 @@
  *     the next.
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 
@@ -45,12 +46,10 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 {
 	int H = g->H, W = g->W, r0 = g->owner[0], v = (w - r0 + W) % W, nch;
 	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
-	int *via = malloc((size_t)H * sizeof(int)), *ch = malloc((size_t)(g->radix * 32 + W) * sizeof(int));
-	int *wt = malloc((size_t)W * sizeof(int)), *have = malloc((size_t)H * sizeof(int));
-	int *cvia = malloc((size_t)H * sizeof(int)), *join = malloc((size_t)g->window * sizeof(int));
+	int *via = xmalloc((size_t)H * sizeof(int)), *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int));
+	int *wt = xmalloc((size_t)W * sizeof(int)), *have = xmalloc((size_t)H * sizeof(int));
+	int *cvia = xmalloc((size_t)H * sizeof(int)), *join = xmalloc((size_t)g->window * sizeof(int));
 
-	if (!via || !ch || !wt || !have || !cvia || !join)
-		return -1;
 	gather_via(g, v, r0, via);
 	nch = sched_knomial_children(v, W, g->radix, ch);
 	for (size_t c = 0; c < nc; c++) {
@@ -100,11 +99,9 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s)
 {
 	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
-	int *join = malloc((size_t)g->window * sizeof(int)), pos = 0;
+	int *join = xmalloc((size_t)g->window * sizeof(int)), pos = 0;
 	int mine = sched_next_host(g, w, &pos) >= 0;
 
-	if (!join)
-		return -1;
 	for (size_t c = 0; mine && c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
 		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;

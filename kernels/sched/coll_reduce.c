@@ -24,6 +24,7 @@
  * it holds something (every rank computes who holds what, alike).
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 
@@ -79,10 +80,8 @@ static void slice_owner(const struct red *r, struct sched *s, int me, int self, 
 			sched_dep(s, op, rd);
 			last = op;
 		}
-		int *wr = malloc((size_t)ndest * sizeof(*wr));
+		int *wr = xmalloc((size_t)ndest * sizeof(*wr));
 
-		if (!wr)
-			abort();
 		for (int d = 0; d < ndest; d++) {
 			wr[d] = dest[d] == self ? sched_add(s, OP_COPY, me, acc, g->S + off, len)
 						: sched_add(s, OP_WRITE, dest[d], acc, g->S + off, len);
@@ -99,10 +98,8 @@ static void slice_owner(const struct red *r, struct sched *s, int me, int self, 
 /* Hosts whose result we write: every host (allreduce) or the root. */
 static int *dests_all(const struct red *r, int *n)
 {
-	int *d = malloc((size_t)r->g->H * sizeof(*d));
+	int *d = xmalloc((size_t)r->g->H * sizeof(*d));
 
-	if (!d)
-		abort();
 	*n = r->all ? r->g->H : 1;
 	for (int h = 0; h < *n; h++)
 		d[h] = h;
@@ -113,10 +110,8 @@ static void build_slice(const struct red *r, int rank, int parts, int part, stru
 {
 	size_t lo, hi;
 	int nd, *dest = dests_all(r, &nd);
-	int *join = malloc((size_t)r->g->window * sizeof(*join));
+	int *join = xmalloc((size_t)r->g->window * sizeof(*join));
 
-	if (!join)
-		abort();
 	sched_part(r->count, parts, part, &lo, &hi);
 	slice_owner(r, s, rank, rank < r->g->H ? rank : -1, lo, hi, dest, nd, join);
 	free(join);
@@ -272,11 +267,9 @@ static void combine_knomial(struct asg_ctx *x)
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
 	int W = g->W, r0 = g->owner[0], v = (x->w - r0 + W) % W, nch, up;
-	int *ch = malloc((size_t)(g->radix * 32 + W) * sizeof(int)), *sub = calloc((size_t)W, sizeof(int));
+	int *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int)), *sub = xcalloc((size_t)W, sizeof(int));
 	size_t a, b, win = (size_t)g->window;
 
-	if (!ch || !sub)
-		abort();
 	for (int h = 0; h < g->H; h++)	/* sub[u]: hosts in u's subtree */
 		for (int u = (g->owner[h] - r0 + W) % W;; u = sched_knomial_parent(u, g->radix)) {
 			sub[u]++;
@@ -380,11 +373,9 @@ static void combine_ring(struct asg_ctx *x, size_t nmax)
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
 	int W = g->W, w = x->w, f = (w + 1) % W, nx = g->H + (w + 1) % W, pv = g->H + (w - 1 + W) % W;
-	int *cur = malloc((size_t)W * sizeof(int)), *has = malloc((size_t)W * (size_t)W * sizeof(int));
+	int *cur = xmalloc((size_t)W * sizeof(int)), *has = xmalloc((size_t)W * (size_t)W * sizeof(int));
 	size_t a, b, k = 0;
 
-	if (!cur || !has)
-		abort();
 	for (size_t c = 0; c < nmax; c++) {
 		for (int q = 0; q < W; q++) {
 			cur[q] = chunk_of(x->r, x->lo[q], x->hi[q], c, &a, &b) ? partial_of(x, a, b, k++) : -1;
@@ -466,11 +457,9 @@ static void combine_recdbl(struct asg_ctx *x)
 {
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
-	int W = g->W, w = x->w, P = 1, *gh = malloc(2 * (size_t)W * sizeof(int)), ne = 0;
-	size_t *go = malloc((size_t)W * sizeof(size_t)), a, b;
+	int W = g->W, w = x->w, P = 1, *gh = xmalloc(2 * (size_t)W * sizeof(int)), ne = 0;
+	size_t *go = xmalloc((size_t)W * sizeof(size_t)), a, b;
 
-	if (!gh || !go)
-		abort();
 	while (2 * P <= W)
 		P *= 2;
 	for (int h = 0; h < g->H; h++)
@@ -510,15 +499,13 @@ static int build_assigned(const struct red *r, int w, struct sched *s)
 	struct asg_ctx x = { .r = r, .s = s, .w = w, .me = g->H + w };
 	size_t nmax = 0, k = 0;
 
-	x.L = malloc((size_t)g->H * sizeof(int));
-	x.contrib = calloc((size_t)g->W, sizeof(int));
-	x.lo = malloc((size_t)g->W * sizeof(size_t));
-	x.hi = malloc((size_t)g->W * sizeof(size_t));
-	x.pjoin = malloc((size_t)g->window * sizeof(int));
-	x.cjoin = malloc((size_t)g->window * sizeof(int));
-	x.own_last = malloc((r->count / (size_t)g->W / r->ce + 2) * sizeof(int));
-	if (!x.L || !x.contrib || !x.lo || !x.hi || !x.pjoin || !x.cjoin || !x.own_last)
-		abort();
+	x.L = xmalloc((size_t)g->H * sizeof(int));
+	x.contrib = xcalloc((size_t)g->W, sizeof(int));
+	x.lo = xmalloc((size_t)g->W * sizeof(size_t));
+	x.hi = xmalloc((size_t)g->W * sizeof(size_t));
+	x.pjoin = xmalloc((size_t)g->window * sizeof(int));
+	x.cjoin = xmalloc((size_t)g->window * sizeof(int));
+	x.own_last = xmalloc((r->count / (size_t)g->W / r->ce + 2) * sizeof(int));
 	for (int h = 0; h < g->H; h++) {
 		x.contrib[g->owner[h]] = 1;
 		if (g->owner[h] == w)

@@ -117,7 +117,7 @@ void reduce_fill(void *buf, size_t len, enum dtype dt, enum redop op, int H, int
 		input(dt, op, H, rank, seq, i, (char *)buf + i * es);
 }
 
-long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op, int H,
+long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op, int H, int n,
 		       uint64_t seq, size_t elem0)
 {
 	size_t es = dtype_size(dt);
@@ -127,7 +127,7 @@ long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op
 
 	for (size_t i = 0; i < len / es; i++) {
 		input(dt, op, H, 0, seq, elem0 + i, want);
-		for (int r = 1; r < H; r++) {
+		for (int r = 1; r < n; r++) {
 			input(dt, op, H, r, seq, elem0 + i, in);
 			reduce_apply(dt, op, want, in, 1);
 		}
@@ -137,4 +137,13 @@ long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op
 					return (long long)(i * es + b);
 	}
 	return -1;
+}
+
+long long block_check(const void *p, const struct block *b, const struct coll_geom *g, uint64_t seq)
+{
+	int n = b->src == BLOCK_REDUCED ? g->H : b->src < BLOCK_REDUCED ? -1 - b->src : 0;
+
+	if (!n)
+		return pattern_check_from(p, b->len, b->src, seq, b->base);
+	return reduce_check(p, b->len, g->dt, g->op, g->H, n, seq, (b->off - b->base) / dtype_size(g->dt));
 }

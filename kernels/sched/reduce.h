@@ -35,8 +35,14 @@ void reduce_fill(void *buf, size_t len, enum dtype dt, enum redop op, int H, int
 		 uint64_t seq);
 
 /* The offset of the first wrong byte of buf, which must hold elements
- * elem0 .. of the reduction of all H hosts' inputs; -1 when all are right. */
-long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op, int H,
+ * elem0 .. of the reduction of the inputs of hosts 0 .. n-1 (of H);
+ * -1 when all are right. */
+long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op, int H, int n,
 		       uint64_t seq, size_t elem0);
+
+/* The check of one expected block b at p (struct block, schedule.h): its
+ * pattern, or its reduction over g's dtype and op. The offset in the block
+ * of the first wrong byte, or -1. */
+long long block_check(const void *p, const struct block *b, const struct coll_geom *g, uint64_t seq);
 
 #endif

@@ -3,6 +3,7 @@
  * every builder, and the successor lists the executor walks.
  */
 #include "schedule.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,7 @@ static void *grow(void *p, size_t *alloc, size_t n, size_t size)
 	if (n < *alloc)
 		return p;
 	*alloc = *alloc ? 2 * *alloc : 8;
-	p = realloc(p, *alloc * size);
-	if (!p)
-		abort();
+	p = xrealloc(p, *alloc * size);
 	return p;
 }
 
@@ -112,13 +111,13 @@ int sched_next_host(const struct coll_geom *g, int w, int *pos)
 	return -1;
 }
 
-void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+void sched_region(int H, int W, uint64_t m, unsigned all, uint64_t scratch_bytes,
 		  struct sched_region *r)
 {
-	uint64_t recv = gathers ? (uint64_t)H * m : m;
+	uint64_t recv = all & SCHED_RECV_ALL ? (uint64_t)H * m : m;
 
-	r->send = m;
-	r->scratch = (m + recv + 63) & ~(uint64_t)63;
+	r->send = all & SCHED_SEND_ALL ? (uint64_t)H * m : m;
+	r->scratch = (r->send + recv + 63) & ~(uint64_t)63;
 	r->flags = (r->scratch + scratch_bytes + 63) & ~(uint64_t)63;
 	r->bytes = r->flags + SCHED_FLAG_BYTES(H + W);
 }
@@ -193,11 +192,9 @@ void sched_finalize(struct sched *s)
 
 	free(s->succ0);
 	free(s->succ);
-	s->succ0 = calloc(s->n + 1, sizeof(*s->succ0));
-	s->succ = malloc((s->ndeps ? s->ndeps : 1) * sizeof(*s->succ));
-	fill = calloc(s->n + 1, sizeof(*fill));
-	if (!s->succ0 || !s->succ || !fill)
-		abort();
+	s->succ0 = xcalloc(s->n + 1, sizeof(*s->succ0));
+	s->succ = xmalloc((s->ndeps ? s->ndeps : 1) * sizeof(*s->succ));
+	fill = xcalloc(s->n + 1, sizeof(*fill));
 	for (size_t d = 0; d < s->ndeps; d++)
 		s->succ0[s->deps[d] + 1]++;
 	for (size_t i = 0; i < s->n; i++)
@@ -225,6 +222,18 @@ void expect_add(struct expect *e, size_t off, size_t len, int src)
 {
 	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
 	e->b[e->n++] = (struct block){ off, len, src, 0 };
+}
+
+void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t from)
+{
+	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
+	e->b[e->n++] = (struct block){ off, len, src, from };
+}
+
+void expect_add_prefix(struct expect *e, size_t off, size_t len, size_t base, int n)
+{
+	e->b = grow(e->b, &e->alloc, e->n, sizeof(*e->b));
+	e->b[e->n++] = (struct block){ off, len, BLOCK_PREFIX(n), base };
 }
 
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base)

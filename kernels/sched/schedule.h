@@ -44,14 +44,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_N };
+enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLTOALL,
+	    COLL_SCAN, COLL_EXSCAN, COLL_BARRIER, COLL_N };
 /* The worker schedules knomial, ring and recdbl are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
  * (each worker folds its hosts' vectors) with that schedule as the workers'
  * combine instead of the direct one. Which applies to what: coll.c. */
 enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_SLICE, ALG_ASSIGNED, ALG_KNOMIAL, ALG_RING,
-	   ALG_RECDBL, ALG_N };
+	   ALG_RECDBL, ALG_CHAIN, ALG_DISSEM, ALG_N };
 
 /* A reduction's element type and operation (their names: reduce.h). */
 enum dtype { DT_INT32, DT_INT64, DT_UINT32, DT_UINT64, DT_FLOAT, DT_DOUBLE, DT_N };
@@ -99,10 +100,13 @@ struct sched {
 	size_t nchan, calloc_;
 };
 
-/* A block this rank must hold after the collective: the pattern of src,
- * or (src == BLOCK_REDUCED) the reduction of every host's vector over
- * elements [off - base, ...) where base is where the vector starts. */
+/* A block this rank must hold after the collective: the pattern of src
+ * from offset base of src's send area (0 but for alltoall's blocks), or
+ * (src == BLOCK_REDUCED) the reduction of every host's vector over
+ * elements [off - base, ...) where base is where the vector starts, or
+ * (src == BLOCK_PREFIX(n)) the same of hosts 0 .. n-1 only (scan). */
 #define BLOCK_REDUCED (-1)
+#define BLOCK_PREFIX(n) (-1 - (n))
 struct block {
 	size_t off, len;
 	int src;
@@ -145,7 +149,10 @@ int sched_next_host(const struct coll_geom *g, int w, int *pos);
 
 struct coll_rank {
 	struct sched ref;	/* the pure-host reference (workers: empty) */
-	struct sched off;	/* the offloaded pattern (hosts: empty) */
+	struct sched off;	/* the offloaded pattern (hosts: empty but for
+				 * barrier: arrive, then wait for the release) */
+	size_t entry;		/* hosts: off's ops [0, entry) are posted
+				 * before their compute, the rest after it */
 	struct expect exp;	/* what to check afterwards */
 	int is_source;		/* our send area feeds the collective */
 };
@@ -156,8 +163,9 @@ size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window);
 
 /* The region every rank exposes, as the kernel lays it out: one
  * definition for the kernel (kopts_region), the model and the planner's
- * costs. The send area [0, send) holds the largest size m; the receive
- * area follows it (H x m when a gather or allgather runs, else m); the
+ * costs. The send area [0, send) holds the largest size m (H x m with
+ * SCHED_SEND_ALL: an alltoall runs); the receive area follows it (H x m
+ * with SCHED_RECV_ALL: a gather, allgather or alltoall runs, else m); the
  * reductions' scratch starts at `scratch` (the caller's largest
  * sched_scratch_bytes(), 0 without reductions); the flags
  * (SCHED_FLAG_BYTES of H + W ranks) at `flags`; `bytes` in all. Every
@@ -166,7 +174,9 @@ struct sched_region {
 	uint64_t send, scratch, flags, bytes;
 };
 
-void sched_region(int H, int W, uint64_t m, int gathers, uint64_t scratch_bytes,
+#define SCHED_RECV_ALL 1u
+#define SCHED_SEND_ALL 2u
+void sched_region(int H, int W, uint64_t m, unsigned all, uint64_t scratch_bytes,
 		  struct sched_region *r);
 
 /* The full-vector buffers recdbl's combine keeps, one per stage, so that
@@ -202,7 +212,11 @@ void sched_finalize(struct sched *s);
 void sched_release(struct sched *s);
 
 void expect_add(struct expect *e, size_t off, size_t len, int src);
+/* The pattern of src from offset from of its send area. */
+void expect_add_from(struct expect *e, size_t off, size_t len, int src, size_t from);
 void expect_add_reduced(struct expect *e, size_t off, size_t len, size_t base);
+/* The reduction of hosts 0 .. n-1 (n >= 1). */
+void expect_add_prefix(struct expect *e, size_t off, size_t len, size_t base, int n);
 /* Frees what a builder put in cr and zeroes it. */
 void coll_rank_release(struct coll_rank *cr);
 
@@ -216,5 +230,8 @@ int coll_build_bcast(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_gather(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *cr);
 int coll_build_reduce(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_alltoall(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_scan(const struct coll_geom *g, int rank, struct coll_rank *cr);
+int coll_build_barrier(const struct coll_geom *g, int rank, struct coll_rank *cr);
 
 #endif

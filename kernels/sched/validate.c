@@ -38,13 +38,13 @@ void pattern_fill(void *buf, size_t len, int src, uint64_t seq)
 	}
 }
 
-long long pattern_check(const void *buf, size_t len, int src, uint64_t seq)
+/* pattern_check of words w0, w0 + 1, ... of the pattern. */
+static long long check_words(const unsigned char *p, size_t len, int src, uint64_t seq, size_t w0)
 {
-	const unsigned char *p = buf;
 	size_t nw = (len + 7) / 8;
 
 	for (size_t i = 0; i < nw; i++) {
-		uint64_t w = pattern_word(src, seq, i);
+		uint64_t w = pattern_word(src, seq, w0 + i);
 		size_t n = len - 8 * i < 8 ? len - 8 * i : 8;
 		unsigned char want[8];
 
@@ -53,6 +53,34 @@ long long pattern_check(const void *buf, size_t len, int src, uint64_t seq)
 			for (size_t b = 0; b < n; b++)
 				if (p[8 * i + b] != want[b])
 					return (long long)(8 * i + b);
+	}
+	return -1;
+}
+
+long long pattern_check(const void *buf, size_t len, int src, uint64_t seq)
+{
+	return check_words(buf, len, src, seq, 0);
+}
+
+/* Off a word boundary (an alltoall block of a size not a multiple of 8),
+ * byte by byte. */
+long long pattern_check_from(const void *buf, size_t len, int src, uint64_t seq, size_t from)
+{
+	const unsigned char *p = buf;
+	unsigned char want[8];
+
+	if (from % 8 == 0)
+		return check_words(p, len, src, seq, from / 8);
+	for (size_t b = 0; b < len; b++) {
+		size_t x = from + b;
+
+		if (b == 0 || x % 8 == 0) {
+			uint64_t w = pattern_word(src, seq, x / 8);
+
+			memcpy(want, &w, 8);
+		}
+		if (p[b] != want[x % 8])
+			return (long long)b;
 	}
 	return -1;
 }

@@ -19,5 +19,7 @@ void pattern_fill(void *buf, size_t len, int src, uint64_t seq);
 /* The offset of the first byte of buf that differs from the pattern of
  * (src, seq), or -1 when all len bytes are right. */
 long long pattern_check(const void *buf, size_t len, int src, uint64_t seq);
+/* The same for bytes from..from+len-1 of the pattern. */
+long long pattern_check_from(const void *buf, size_t len, int src, uint64_t seq, size_t from);
 
 #endif

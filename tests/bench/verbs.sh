@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/bench/verbs.sh: the verbs transport's efficiency, on Soft-RoCE in
 # the qemu guest of tests/testbed/rxe/ (one boot). Bytes per second of
-# sweetspot-kernel --mode bw -t verbs --window 16 (rank 0 RDMA-writes 1 MiB
+# sweetspot-kernel --mode bw -t verbs --burst 16 (rank 0 RDMA-writes 1 MiB
 # into rank 1's region, 16 in flight before each wait for completion, as
 # perftest keeps its send queue full) divided by
 # perftest's ib_write_bw -s 1048576 on the same rxe0 device. Five

@@ -75,3 +75,74 @@ check_records() {
 		if (bad != "") print NR ":" bad
 	}' "$1"
 }
+
+# records_ok N ALGORITHM WHAT: $TMP/out holds N records, every one valid,
+# of ALGORITHM, each holding its contract (check_records): 4 TAP lines.
+records_ok() {
+	is "$(wc -l <"$TMP/out" | tr -d ' ')" "$1" "$3: $1 records"
+	is "$(json_field "$TMP/out" valid | sort -u)" true "$3: every record valid"
+	is "$(json_field "$TMP/out" algorithm | sort -u)" "$2" "$3: the algorithm is $2"
+	is "$(check_records "$TMP/out")" "" "$3: records hold their contract"
+}
+
+# first_bad: where the first record of $TMP/out says validation failed.
+first_bad() {
+	head -1 "$TMP/out" | grep -o '"bad_rank":[0-9]*,"bad_source":-*[0-9]*,"bad_offset":[0-9]*'
+}
+
+# ompi_algs COLL: the coll/tuned algorithm ids of COLL that ompi_info
+# lists, two_proc aside (it runs on 2 ranks only).
+ompi_algs() {
+	ompi_info --param coll tuned --level 9 --parsable |
+		sed -n "s/^mca:coll:tuned:param:coll_tuned_$1_algorithm:enumerator:value:\([1-9][0-9]*\):\(.*\)/\1 \2/p" |
+		awk '$2 != "two_proc" { print $1 }'
+}
+
+# ompi_forced COLL NP ALGS KERNEL-ARGS...: those of ALGS that the kernel
+# (--mode mpi -c COLL, NP ranks) runs valid with each forced, and records
+# as tuned:ID; " 1 2 ...".
+ompi_forced() {
+	of_c=$1 of_np=$2 of_algs=$3 of_out=
+	shift 3
+	for a in $of_algs; do
+		of_rc=$(export OMPI_MCA_coll_tuned_use_dynamic_rules=1 "OMPI_MCA_coll_tuned_${of_c}_algorithm=$a"
+			kernel_run "$of_np" --mode mpi -c "$of_c" "$@"; echo $?)
+		[ "$of_rc $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
+			"0 true tuned:$a" ] && of_out="$of_out $a"
+	done
+	echo "$of_out"
+}
+
+# mpich_algs COLL: the algorithms the installed MPICH's mpivars lists for
+# COLL (there each name is glued to the previous "... algorithm").
+mpich_algs() {
+	mpivars 2>/dev/null | grep -m1 "MPIR_CVAR_$(echo "$1" | tr a-z A-Z)_INTRA_ALGORITHM *=" |
+		perl -ne 'while (/([a-z_]+)\s+- Force/g) { my $n = $1; $n =~ s/^algorithm//; print "$n\n" }'
+}
+
+# mpich_forced COLL NP ALGS KERNEL-ARGS...: those of ALGS that the MPICH
+# build of the kernel (make mpich) runs valid under mpiexec.hydra on NP
+# ranks with each forced by its variable, and records as mpich:NAME.
+mpich_forced() {
+	mf_c=$1 mf_np=$2 mf_algs=$3 mf_out=
+	shift 3
+	for a in $mf_algs; do
+		env "MPIR_CVAR_$(echo "$mf_c" | tr a-z A-Z)_INTRA_ALGORITHM=$a" timeout -k 5 300 \
+			mpiexec.hydra -n "$mf_np" "$BIN/mpich/sweetspot-kernel" --mode mpi -c "$mf_c" "$@" >"$TMP/out" 2>"$TMP/err"
+		[ "$? $(json_field "$TMP/out" valid | sort -u) $(json_field "$TMP/out" algorithm | sort -u)" = \
+			"0 true mpich:$a" ] && mf_out="$mf_out $a"
+	done
+	echo "$mf_out"
+}
+
+# all_forced RUNTIME COLL NP KERNEL-ARGS...: two TAP lines: RUNTIME (ompi
+# or mpich) lists algorithms of COLL, and each forced in turn runs valid
+# and is recorded as such.
+all_forced() {
+	af_rt=$1 af_c=$2 af_np=$3
+	shift 3
+	af_algs=$("${af_rt}_algs" "$af_c")
+	ok "$af_rt lists $af_c algorithms ($(echo $af_algs))" test -n "$af_algs"
+	is "$("${af_rt}_forced" "$af_c" "$af_np" "$af_algs" "$@")" " $(echo $af_algs)" \
+		"$af_rt: every $af_c algorithm forced runs valid and is recorded"
+}

@@ -81,7 +81,7 @@ is "$(json_field "$TMP/out" mode)" offload '"mode":"offload" in offloaded record
 # benchmark sets beside memcpy); the written block is checked at rank 1.
 kernel_run 2 --mode bw -t rma -m 64K -i 20 -x 2
 is "$?" 0 "bw mode: exit 0"
-like "$TMP/out" '^\{"schema":1,"mode":"bw","transport":"rma","device":"","bytes":65536,"iterations":20,"warmup":2,"window":1,"us_per_write":[0-9.]+,"bytes_per_s":[1-9][0-9]*,"valid":true\}$' \
+like "$TMP/out" '^\{"schema":1,"mode":"bw","transport":"rma","device":"","bytes":65536,"iterations":20,"warmup":2,"burst":1,"us_per_write":[0-9.]+,"bytes_per_s":[1-9][0-9]*,"valid":true\}$' \
 	"bw mode: one record with a figure, validated"
 # A rank's host name: SLURMD_NODENAME first, then SWEETSPOT_HOSTNAME.
 SLURMD_NODENAME=sn7 SWEETSPOT_HOSTNAME=fake9 kernel_run 2 --mode mpi -c bcast -m 1K -i 2 -x 0

@@ -75,6 +75,21 @@ else
 	done
 fi
 
+# And the other way: every option sweetspot-kernel(1) describes is one
+# --help lists (an option renamed in the table cannot linger in the page).
+stale=
+for o in $(sed -n 's/^\.It Fl [A-Za-z] , Fl \\-\([a-z][a-z0-9-]*\).*/--\1/p; s/^\.It Fl \\-\([a-z][a-z0-9-]*\).*/--\1/p' "$MANK" | sort -u); do
+	grep -Eq -- "^ {1,8}(-[A-Za-z0-9], )?$o( |\$)" "$TMP/khelp" || stale="$stale $o"
+done
+if [ -z "$stale" ]; then
+	pass "every option of sweetspot-kernel(1) is one of sweetspot-kernel --help"
+else
+	fail "every option of sweetspot-kernel(1) is one of sweetspot-kernel --help"
+	for o in $stale; do
+		diag "kernels/sweetspot-kernel.1 describes $o, which sweetspot-kernel --help does not list"
+	done
+fi
+
 # Every key that tuner/spec.c accepts, as ".It Ic KEY" in sweetspot.cfg(5).
 keys=$(awk '/_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' "$ROOT/tuner/spec.c" |
 	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)

@@ -16,7 +16,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "bin/sweetspot-kernel is not built"
 
-plan 43
+plan 46
 
 # spec NODES LAUNCHER EXTRA REPS LIMIT: 2 nodes x 2 PPN, workers on their DPUs
 # (1 and 2 workers: 2 layouts), 2 points a launch.
@@ -115,6 +115,19 @@ is "$(q "SELECT count(*) || ' ' || group_concat(collective || ' ' || algorithm |
 	"1 allreduce slice int32 sum 4096 1" "the point stored with its dtype and op, valid"
 is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE 'SLURM_HOSTFILE=% srun --mpi=pmix %'")" 1 "through srun"
 ok "its ranks ran on their planned nodes" placement_ok "$DB" 1
+why
+
+# Every collective the kernel has (its --help lists them from its table),
+# each with every algorithm that applies, in one sweep through srun.
+DB=$TMP/every.db
+colls=$("$BIN/sweetspot-kernel" --help | sed -n '/--collective/{n;s/^ *//;p;}')
+list=$(echo "$colls" | sed 's/[a-z]*/"&"/g; s/,/, /g')
+sed "s/collectives = \[ \"bcast\" \]; algorithms = \[ \"direct\" \];/collectives = [ $list ]; dtypes = [ \"int32\" ]; ops = [ \"sum\" ];/;
+	s/\"block\", \"cyclic\"/\"block\"/; s/workers = \[ 1, 2 \]/workers = [ 1 ]/" "$TMP/s.cfg" >"$TMP/e.cfg"
+exits_with 0 "srun: a sweep of every collective ($colls)" salloc -Q $ALLOC sweetspot run "$TMP/e.cfg" --db "$DB"
+is "$(q 'SELECT group_concat(collective) FROM (SELECT DISTINCT collective FROM points WHERE valid ORDER BY collective)')" \
+	"$(echo "$colls" | tr ',' '\n' | sort | paste -sd, -)" "  ... every collective stored, valid"
+is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/e.cfg")" "  ... every point of the plan"
 why
 
 # submit --wait, one job

@@ -86,8 +86,8 @@ fi
 G=$TMP/guest
 mkdir -p "$G"
 if ! mpicc -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 \
-	-I"$ROOT/kernels" -o "$G/xport-check" "$RXE/xport-check.c" "$ROOT/kernels/transport_verbs.c" \
-	-libverbs 2>"$TMP/cc.err"; then
+	-I"$ROOT/kernels" -I"$ROOT/common" -o "$G/xport-check" "$RXE/xport-check.c" \
+	"$ROOT/kernels/transport_verbs.c" "$ROOT/common/xalloc.c" -libverbs 2>"$TMP/cc.err"; then
 	fail "build xport-check"; sed 's/^/# /' "$TMP/cc.err"
 fi
 

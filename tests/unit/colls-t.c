@@ -1,23 +1,74 @@
-/* tests/unit/colls-t.c: the table of collectives and its lookups. */
+/* tests/unit/colls-t.c: the tuner's table of collectives, its lookups, and
+ * that it agrees with the kernel's (kernels/sched/coll.c). */
 #include "tap.h"
 #include "colls.h"
 
+#include <string.h>
+
+/* Every kernel collective has one tuner row and every row is one of the
+ * kernel's; rows are in the kernel's order; every collective has an
+ * algorithm run by default; an Open MPI id comes with its algorithm
+ * names, whose first is "default". Prints what disagrees. */
+static int tables_agree(void)
+{
+	int bad = 0;
+
+	if (colls_count != COLL_N) {
+		diag("the tuner has %zu rows, the kernel %d collectives", colls_count, (int)COLL_N);
+		bad = 1;
+	}
+	for (size_t i = 0; i < colls_count; i++) {
+		const struct colls_desc *c = &colls_table[i];
+		int defaults = 0;
+
+		if ((int)c->coll < 0 || c->coll >= COLL_N || c->coll != (enum coll)i) {
+			diag("tuner row %zu is not the kernel's collective %zu", i, i);
+			bad = 1;
+			continue;
+		}
+		for (int a = 0; a < ALG_N; a++)
+			defaults += alg_applies(c->coll, a) && alg_is_default(a);
+		if (!defaults) {
+			diag("%s: no algorithm runs by default", colls_name(c));
+			bad = 1;
+		}
+		if ((c->ompi_id >= 0) != !!c->ompi_algorithms ||
+		    (c->ompi_algorithms && strcmp(c->ompi_algorithms[0], "default"))) {
+			diag("%s: Open MPI's id and algorithm names disagree", colls_name(c));
+			bad = 1;
+		}
+		if (!coll_table[c->coll].build) {
+			diag("%s: the kernel has no builder", colls_name(c));
+			bad = 1;
+		}
+	}
+	for (int a = 0; a < ALG_N; a++)
+		if (!colls_algorithm_known(alg_names[a])) {
+			diag("algorithm %s applies to no collective", alg_names[a]);
+			bad = 1;
+		}
+	return !bad;
+}
+
 int main(void)
 {
-	plan(35);
-	is_int(colls_count, 5, "five collectives");
+	plan(38);
+	ok(tables_agree(), "the tuner's rows are the kernel's collectives, one each, in order");
+	is_int(COLL_DEFAULT_CHUNK, 65536, "the kernel's default chunk is 64K");
+	ok(COLL_DEFAULT_WINDOW == 2 && COLL_DEFAULT_RADIX == 2, "window 2, radix 2");
+	is_int(colls_count, 9, "nine collectives");
 	ok(colls_find("bcast") == &colls_table[0], "bcast is the first row");
-	ok(!colls_find("scan") && !colls_find(NULL), "unknown and NULL are not found");
+	ok(colls_find("exscan") && !colls_find("scatter") && !colls_find(NULL), "unknown and NULL are not found");
 	ok(colls_algorithm_applies("bcast", "direct"), "bcast direct applies");
 	ok(!colls_algorithm_applies("bcast", "leader"), "bcast leader does not");
 	ok(colls_algorithm_applies("allgather", "allin"), "allgather allin applies");
 	ok(!colls_algorithm_applies("nope", "direct"), "nothing applies to an unknown collective");
 	ok(colls_algorithm_known("leader") && !colls_algorithm_known("ring2"), "known algorithms");
 	is_int(colls_rank("gather"), 1, "gather ranks second");
-	is_int(colls_rank("zzz"), 5, "unknown ones last");
+	is_int(colls_rank("zzz"), 9, "unknown ones last");
 	is_int((long long)colls_ompi_msg_size("bcast", 4096, 8), 4096, "bcast: the buffer");
 	is_int((long long)colls_ompi_msg_size("gather", 4096, 8), 32768, "gather: bytes x ranks");
-	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce",
+	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce, alltoall, scan, exscan, barrier",
 	       "names for messages");
 	is_str(colls_find("bcast")->ompi_algorithms[6], "binomial", "Open MPI bcast 6 is binomial");
 	/* The reductions: Open MPI 4.1's COLLTYPE ids, the buffer as size. */
@@ -51,12 +102,12 @@ int main(void)
 		const char *names[COLLS_MAX_NAMES];
 		char buf[128];
 
-		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 5,
-		       "five algorithms without the schedules");
-		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 8,
-		       "eight with them");
-		is_str(names[7], "recdbl", "schedules last, in order of first appearance");
-		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 5, "five names");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 7,
+		       "seven algorithms without the schedules");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 10,
+		       "ten with them");
+		is_str(names[9], "recdbl", "schedules last, in order of first appearance");
+		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 9, "nine names");
 		is_str(colls_algorithms_of("allreduce", buf, sizeof(buf)),
 		       "slice, assigned, knomial, ring, recdbl", "what applies to allreduce");
 	}

@@ -44,7 +44,7 @@ int main(void)
 	unsigned f;
 	uint64_t send;
 
-	plan(37);
+	plan(40);
 	ok(!parse(&o, err, sizeof(err), NULL), "no options");
 	ok(o.colls == 1u << COLL_BCAST && o.asgs == 1u << ASG_BLOCK && o.workers == 1 &&
 	   o.nsizes == 1 && o.sizes[0] == 1u << 20 && o.iterations == 100 && o.warmup == 10 &&
@@ -66,13 +66,13 @@ int main(void)
 	ok(parse(&o, err, sizeof(err), "-o", "", NULL) && strstr(err, "empty file name"), "empty -o");
 	ok(parse(&o, err, sizeof(err), "--mode", "mpi,bw", NULL), "one mode only");
 	ok(!parse(&o, err, sizeof(err), NULL) && o.nradixes == 1 && o.radixes[0] == 2 && o.nchunks == 1 &&
-	   o.chunks[0] == 65536 && o.nwindows == 1 && o.windows[0] == 2 && o.window == 2,
-	   "--radix, --chunk, --window default to 2, 64K, 2");
+	   o.chunks[0] == 65536 && o.nwindows == 1 && o.windows[0] == 2 && o.burst == 1,
+	   "--radix, --chunk, --window, --burst default to 2, 64K, 2, 1");
 	ok(!parse(&o, err, sizeof(err), "-c", "bcast,allgather,allreduce", "-a", "knomial,ring,recdbl", "--radix", "8", NULL) &&
 	   o.radixes[0] == 8 && o.algs == (1u << ALG_KNOMIAL | 1u << ALG_RING | 1u << ALG_RECDBL), "the schedules, --radix 8");
 	ok(!parse(&o, err, sizeof(err), "--chunk", "4K,5000,1M", "--window", "1,3", "--radix", "2,4,8", NULL) &&
 	   o.nchunks == 3 && o.chunks[1] == 5000 && o.chunks[2] == 1 << 20 && o.nwindows == 2 &&
-	   o.windows[1] == 3 && o.window == 1 && o.nradixes == 3 && o.radixes[2] == 8,
+	   o.windows[1] == 3 && o.nradixes == 3 && o.radixes[2] == 8,
 	   "--chunk, --window and --radix take lists (point axes, as the tuner passes them)");
 	ok(parse(&o, err, sizeof(err), "--chunk", "4K,4K", NULL) && strstr(err, "--chunk: 4K is listed twice"),
 	   "a value twice: %s", err);
@@ -80,8 +80,10 @@ int main(void)
 	   "an empty item: %s", err);
 	ok(parse(&o, err, sizeof(err), "--chunk", "1K,2G", NULL) && strstr(err, "--chunk: 2147483648 bytes is more than the 1G limit"),
 	   "a chunk over 1G: %s", err);
-	ok(parse(&o, err, sizeof(err), "--mode", "bw", "--window", "4,8", NULL) && strstr(err, "--mode bw takes one value"),
-	   "bw: one window: %s", err);
+	ok(parse(&o, err, sizeof(err), "--mode", "bw", "--window", "4", NULL) &&
+	   strstr(err, "--mode bw takes --burst N"), "bw: --window points to --burst: %s", err);
+	ok(!parse(&o, err, sizeof(err), "--mode", "bw", "--burst", "16", NULL) && o.burst == 16 && o.windows[0] == 2,
+	   "bw: --burst 16, the window untouched");
 	ok(parse(&o, err, sizeof(err), "--radix", "9", NULL) && strstr(err, "--radix: 9 is out of range"), "--radix 9: %s", err);
 	ok(parse(&o, err, sizeof(err), "-c", "gather", "-a", "ring", NULL) &&
 	   strstr(err, "no listed algorithm applies to gather (direct or knomial)"), "ring is not a gather's: %s", err);
@@ -114,5 +116,25 @@ int main(void)
 	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 6 + SCHED_FLAG_BYTES(6), "gather: region = send + hosts x largest + flags");
 	parse(&o, err, sizeof(err), "-m", "4K,64K", NULL);
 	is_int(kopts_region_bytes(&o, 5, &send), 65536 * 2 + SCHED_FLAG_BYTES(6), "bcast: region = send + largest + flags");
+	{
+		/* --help is made from the option table and the collectives'. */
+		char *text = NULL, line[64];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		int all = 1;
+
+		kopts_usage(f);
+		fclose(f);
+		for (int c = 0; c < COLL_N; c++) {
+			snprintf(line, sizeof(line), "  %s:", coll_names[c]);
+			all &= !!strstr(text, line);
+		}
+		ok(all && strstr(text, " recdbl*\n") && strstr(text, "      --burst N ") &&
+		   strstr(text, "  -c, --collective LIST   "), "--help lists every collective, its algorithms, --burst");
+		ok(strstr(text, "--chunk LIST        pipelined algorithms: bytes per step (default 64K)") &&
+		   strstr(text, "(default 2)\n      --window") == NULL && strstr(text, "chunks in flight (default 2)"),
+		   "the axes' defaults are the kernel's");
+		free(text);
+	}
 	return done_testing();
 }

@@ -69,7 +69,7 @@ static int access_read(struct sim *s, int r, size_t off, size_t len, int id)
 	for (size_t b = off; b < off + len; b++) {
 		struct loc *l = &s->locs[(size_t)r * s->bytes + b];
 
-		if (l->writer < 0 && !(r < s->g->H && b < s->g->m))
+		if (l->writer < 0 && !(r < s->g->H && b < coll_send_bytes(s->g)))
 			return fail(s, "op %d reads byte %d nobody wrote", id, (int)b);
 		if (l->writer >= 0 && !is_anc(s, l->writer, id))
 			return fail(s, "op %d reads what op %d writes, unordered", id, l->writer);
@@ -226,6 +226,24 @@ static int run_all(struct sim *s, int fault_rank)
 	return ret;
 }
 
+/* A barrier: a host goes on when all its operations are complete, and an
+ * operation of every other host (which it runs only once it has arrived)
+ * comes before one of them. 0, or -1 with why. */
+static int check_barrier(struct sim *s)
+{
+	for (int i = 0; i < s->g->H; i++)
+		for (int j = 0; j < s->g->H && s->base[i + 1] > s->base[i]; j++) {
+			int seen = j == i || s->base[j + 1] == s->base[j];
+
+			for (int a = s->base[j]; a < s->base[j + 1] && !seen; a++)
+				for (int b = s->base[i]; b < s->base[i + 1] && !seen; b++)
+					seen = is_anc(s, a, b);
+			if (!seen)
+				return fail(s, "host %d goes on before host %d arrives", i, j);
+		}
+	return 0;
+}
+
 /* Every expectation checked as the kernel does: 0, or -1 with why. */
 static int check_data(struct sim *s)
 {
@@ -233,10 +251,7 @@ static int check_data(struct sim *s)
 		for (size_t i = 0; i < s->cr[r].exp.n; i++) {
 			const struct block *b = &s->cr[r].exp.b[i];
 			const unsigned char *p = s->mem + (size_t)r * s->bytes + b->off;
-			long long bad = b->src == BLOCK_REDUCED
-				? reduce_check(p, b->len, s->g->dt, s->g->op, s->g->H, SEQ,
-					       (b->off - b->base) / dtype_size(s->g->dt))
-				: pattern_check(p, b->len, b->src, SEQ);
+			long long bad = block_check(p, b, s->g, SEQ);
 
 			if (bad >= 0)
 				return fail(s, "rank %d: wrong byte at %d", r, (int)(b->off + (size_t)bad));
@@ -277,10 +292,12 @@ static int simulate(const struct coll_geom *g, int ref, int fault_rank, char *wh
 		if (coll_is_reduction(g->coll))
 			reduce_fill(s.mem + (size_t)h * s.bytes, g->m, g->dt, g->op, g->H, h, SEQ);
 		else
-			pattern_fill(s.mem + (size_t)h * s.bytes, g->m, h, SEQ);
+			pattern_fill(s.mem + (size_t)h * s.bytes, coll_send_bytes(g), h, SEQ);
 	ret = run_all(&s, fault_rank);
 	if (!ret)
 		ret = check_data(&s);
+	if (!ret && g->coll == COLL_BARRIER)
+		ret = check_barrier(&s);
 	if (fault_rank >= 0)
 		ret = ret && strstr(s.why, "wrong byte") ? 0 : -1;
 	for (size_t l = 0; s.locs && l < (size_t)s.N * s.bytes; l++)
@@ -304,17 +321,18 @@ static void geom(struct coll_geom *g, int *owner, enum coll c, enum alg a, enum 
 		 int H, int W, size_t m, size_t chunk, int window, enum dtype dt, enum redop op)
 {
 	int hn[16], wn[16];
+	struct sched_region rg;
 
 	for (int h = 0; h < H; h++)
 		hn[h] = h / 3;
 	for (int w = 0; w < W; w++)
 		wn[w] = w < (H + 2) / 3 ? w : -1;
 	assign_hosts(as, H, W, hn, wn, owner);
-	*g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = m, .S = m,
+	sched_region(H, W, m, SCHED_RECV_ALL | coll_region_all(c), sched_scratch_bytes(H, W, m, chunk, window),
+		     &rg);
+	*g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = m, .S = rg.send,
 				 .owner = owner, .chunk = chunk, .window = window, .dt = dt, .op = op,
-				 .radix = radix };
-	g->R = (m + (size_t)H * m + 63) & ~(size_t)63;
-	g->F = (g->R + sched_scratch_bytes(H, W, m, chunk, window) + 63) & ~(size_t)63;
+				 .radix = radix, .R = rg.scratch, .F = rg.flags };
 }
 
 /* Worker 0 writes before it has reduced: its first write loses its deps. */
@@ -374,6 +392,17 @@ static void fold_in_place(struct sched *p, int r)
 }
 
 /* A mutated schedule must fail the checks with the reason expected. */
+/* Worker 0 (rank 5 of 5 hosts) releases its first host without waiting
+ * for the other worker. */
+static void release_early(struct sched *p, int r)
+{
+	for (size_t i = 0; r == 5 && i < p->n; i++)
+		if (p->ops[i].kind == OP_SIGNAL && p->ops[i].peer < 5) {
+			p->ops[i].ndeps = 0;
+			return;
+		}
+}
+
 static int caught(void (*fn)(struct sched *, int), enum coll c, enum alg a, int ref,
 		  const char *want)
 {
@@ -398,7 +427,7 @@ int main(void)
 	int owner[16];
 	char why[256];
 
-	plan(53);
+	plan(67);
 	/* Under the sanitizers (make check runs the unit tests twice) the same
 	 * checks on W = 1..5: the memory checks need the shapes, not all sizes. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -442,13 +471,14 @@ int main(void)
 				   a == ALG_KNOMIAL ? radix : 0, n);
 			}
 	radix = 2;
-	/* Every op x dtype x reduction algorithm: a corrupted byte in the
-	 * first write to a host is caught. */
-	for (int c = COLL_REDUCE; c <= COLL_ALLREDUCE; c++)
-		for (int a = ALG_SLICE; a < ALG_N; a++) {
+	/* Every op x dtype x reduction's algorithm (scan and exscan: every
+	 * prefix, against the sequential fold): valid, and a corrupted byte
+	 * in the first write to a host is caught. */
+	for (int c = 0; c < COLL_N; c++)
+		for (int a = 0; a < ALG_N; a++) {
 			int caught = 0, tried = 0;
 
-			if (!alg_applies(c, a))
+			if (!coll_is_reduction(c) || !alg_applies(c, a))
 				continue;
 
 			for (int dt = 0; dt < DT_N; dt++)
@@ -481,5 +511,7 @@ int main(void)
 	   "knomial: a worker forwarding a chunk before its signal is found");
 	ok(caught(fold_in_place, COLL_ALLREDUCE, ALG_RECDBL, 0, "unordered"),
 	   "recdbl: folding over what the partner reads is found");
+	ok(caught(release_early, COLL_BARRIER, ALG_DISSEM, 0, "goes on before host"),
+	   "barrier: a worker releasing its host before the others arrive is found");
 	return done_testing();
 }

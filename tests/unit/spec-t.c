@@ -113,7 +113,7 @@ static void reductions(void)
 		"a size a listed dtype does not divide, at the sizes line");
 	refused(SYS("") RSWEEP(" sizes = \"1M\";\n dtypes = [\"int64\"];\n chunks = [\"1001\"];\n"),
 		"'sweep.chunks': 1001 is not a whole number", NULL, "a chunk the dtype does not divide");
-	refused(SYS("") SWEEP(" wpn = [1];\n dtypes = [\"int64\"];\n"), "'sweep.dtypes' applies only to reductions (reduce, allreduce)",
+	refused(SYS("") SWEEP(" wpn = [1];\n dtypes = [\"int64\"];\n"), "'sweep.dtypes' applies only to reductions (reduce, allreduce, scan, exscan)",
 		NULL, "dtypes without a reduction");
 	refused(SYS("") SWEEP(" wpn = [1];\n chunks = [\"64K\"];\n"), "'sweep.chunks' applies only to",
 		NULL, "chunks without a reduction or a pipelined schedule");
@@ -123,7 +123,7 @@ static void reductions(void)
 		"'sweep.radix' item 1 is 9; it must be in [2, 8]", NULL, "radix above 8");
 	refused(SYS("") "sweep = {\n collectives = [\"allgather\"];\n assignments = [\"block\"];\n sizes = \"1M\";\n"
 		" placement = [\"dpu\"];\n wpn = [1];\n algorithms = [\"knomial\"];\n};\n",
-		"'knomial' applies to none of the collectives (only to bcast, gather, reduce, allreduce)", NULL,
+		"'knomial' applies to none of the collectives (only to bcast, gather, reduce, allreduce, barrier)", NULL,
 		"a schedule only where the table has it");
 	refused(SYS("") RSWEEP(" sizes = \"2G\";\n"), ":14: 'sweep.sizes': 2G is more than the kernel's limit of 1G",
 		NULL, "a size above the kernel's limit, refused by the planner");

@@ -27,6 +27,17 @@ is "$(json_field "$TMP/out" transport | sort -u) $(json_field "$TMP/out" device 
 	"  ... every record says transport verbs, device rxe0"
 is "$(check_records "$TMP/out")" "" "  ... formulas match raw times, all fields present"
 
+# alltoall over verbs: every pair's block from its source host to its
+# destination, 3 assignments x 2 sizes, in chunks, every byte checked.
+LIMIT=$((small_limit * 3))
+kmpi -np 5 "$KERNEL" -t verbs -w 2 -c alltoall -A block,cyclic,locality -m 4K,64K --chunk 16K -i 3 -x 1
+is "$? $(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "0 6 true" \
+	"alltoall over verbs: 6 records, exit 0, every one valid"
+LIMIT=$small_limit
+SWEETSPOT_FAULT=flip-byte kmpi -np 5 "$KERNEL" -t verbs -w 2 -c alltoall -m 4K,8K -i 3 -x 1
+is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " \
+	"alltoall: SWEETSPOT_FAULT=flip-byte over verbs is caught, exit 1"
+
 # --transport auto takes verbs where a device is up.
 kmpi -np 3 "$KERNEL" -t auto -c gather -m 8K -i 2 -x 1
 is "$? $(json_field "$TMP/out" transport) $(json_field "$TMP/out" device)" "0 verbs rxe0" \
