@@ -50,7 +50,19 @@ INC_common  := -Icommon
 INC_launch  := -Icommon -Ilaunch
 INC_sched   := -Icommon -Ikernels/sched
 INC_kernels := -Icommon -Ikernels/sched -Ikernels
-INC_tuner   := -Icommon -Ilaunch -Ikernels/sched -Ituner
+INC_tuner_plan   := -Icommon -Ilaunch -Ikernels/sched -Ituner/plan
+INC_tuner_sim    := -Icommon -Ikernels/sched -Ituner/sim
+INC_tuner_store  := $(INC_tuner_plan) -Ituner/sim -Ituner/store
+INC_tuner_decide := $(INC_tuner_store) -Ituner/decide
+INC_tuner_engine := $(INC_tuner_decide) -Ituner/engine
+INC_tuner_model  := $(INC_tuner_engine) -Ituner/model
+INC_tuner_export := $(INC_tuner_engine) -Ituner/export
+INC_tuner_cmd    := $(INC_tuner_model) -Ituner/export -Ituner/cmd
+# The tests and fuzzers see the whole tuner.
+INC_tuner   := $(INC_tuner_cmd)
+# A source file's include path: its folder's (tuner/plan/x.c: INC_tuner_plan),
+# else its top folder's (kernels/x.c: INC_kernels).
+inc_of = $(or $(INC_$(subst /,_,$(patsubst %/,%,$(dir $1)))),$(INC_$(firstword $(subst /, ,$1))))
 
 # The schedule builders (kernels/sched/) go into the kernel and the tuner's
 # library alike.
@@ -70,7 +82,7 @@ programs: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(INC_$(firstword $(subst /, ,$*))) -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(call inc_of,$*) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -121,3 +133,7 @@ clean:
 	rm -rf $(BUILD) $(BIN)
 
 .PHONY: all programs install uninstall clean check check-asan check-fresh bench demo
+
+# A part's include path, for tests/cli/layers.t: make -s print-inc-tuner_plan
+print-inc-%:
+	@echo $(INC_$*)

@@ -20,7 +20,7 @@ ASAN_TESTS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/asan/tests/%)
 
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(ASAN_CFLAGS) $(INC_$(firstword $(subst /, ,$*))) -MMD -MP -c -o $@ $<
+	$(CC) $(WARN) $(DEFS) $(ASAN_CFLAGS) $(call inc_of,$*) -MMD -MP -c -o $@ $<
 
 $(ASAN_LIB): $(ASAN_OBJ)
 	@mkdir -p $(dir $@)

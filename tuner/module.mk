@@ -1,6 +1,19 @@
-# tuner/: the sweetspot command. Every tuner/*.c but main.c goes into a static
-# library that the unit tests link too.
-TUNER_SRC  := $(filter-out tuner/main.c,$(wildcard tuner/*.c))
+# tuner/: the sweetspot command, in parts (folders), each built with the
+# include path of the parts below it (the Makefile's INC_tuner_*), so that
+# an include against the layering fails to compile:
+#
+#   cmd/     the commands, the CLI, figures           sees every part
+#   export/  runtime files, verify                    engine decide store sim plan
+#   model/   calibrate, predict, check                engine decide store sim plan
+#   engine/  the sweep engine (runner)                decide store sim plan
+#   decide/  statistics, decisions, search, replay    store sim plan
+#   store/   the results database, the record         sim plan
+#   sim/     the model's simulator (pure)             (kernels/sched only)
+#   plan/    point, spec, plan, generate, colls       (common, launch, kernels/sched)
+#
+# Every tuner/*/*.c but cmd/main.c goes into a static library that the unit
+# tests link too.
+TUNER_SRC  := $(filter-out tuner/cmd/main.c,$(wildcard tuner/*/*.c))
 TUNER_OBJ  := $(TUNER_SRC:%.c=$(BUILD)/%.o)
 LAUNCH_SRC := $(wildcard launch/*.c)
 LAUNCH_OBJ := $(LAUNCH_SRC:%.c=$(BUILD)/%.o)
@@ -11,7 +24,7 @@ $(LIBSWEETSPOT): $(COMMON_OBJ) $(TUNER_OBJ) $(LAUNCH_OBJ) $(SCHED_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/sweetspot: $(BUILD)/tuner/main.o $(LIBSWEETSPOT)
+$(BIN)/sweetspot: $(BUILD)/tuner/cmd/main.o $(LIBSWEETSPOT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
 

@@ -3,7 +3,7 @@
 #
 # Commands and each command's options are read at completion time from
 # `sweetspot --help` and `sweetspot COMMAND --help` (the option tables of
-# tuner/cli.h write both the parser and that text), and so are export's
+# tuner/cmd/cli.h write both the parser and that text), and so are export's
 # formats and search's strategies: a new option or command completes as
 # soon as it is built, with no table here to keep in step. Each call costs
 # one run of the program, a few milliseconds. Values: SPEC operands are

@@ -4,10 +4,10 @@
  * point axes apply (dtype and op, chunk and window, radix), the defaults of
  * those axes, and its builder (coll_<name>.c, which knows only
  * schedule.h). The kernel, the model and the tuner all read this table;
- * the tuner's own table (tuner/colls.c) adds only what is the runtimes'
+ * the tuner's own table (tuner/plan/colls.c) adds only what is the runtimes'
  * (Open MPI, MPICH, UCC names and ids, size rules), keyed by enum coll.
  * Adding a collective: an enum value in schedule.h, a name and a row here,
- * its builder file, one row in tuner/colls.c (docs/HACKING.md).
+ * its builder file, one row in tuner/plan/colls.c (docs/HACKING.md).
  */
 #ifndef SWEETSPOT_COLL_H
 #define SWEETSPOT_COLL_H

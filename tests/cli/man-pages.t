@@ -3,7 +3,7 @@
 # and cannot fall behind the programs: every long option that a command's
 # --help lists is in that command's section of sweetspot(1), every option
 # of `sweetspot-kernel --help` is in sweetspot-kernel(1), and every key of
-# tuner/spec.c's tables is in sweetspot.cfg(5). A failure names the option,
+# tuner/plan/spec.c's tables is in sweetspot.cfg(5). A failure names the option,
 # the page and the section it is missing from.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
@@ -90,7 +90,7 @@ else
 	done
 fi
 
-# Every key that tuner/spec.c accepts, as ".It Ic KEY" in sweetspot.cfg(5).
+# Every key that tuner/plan/spec.c accepts, as ".It Ic KEY" in sweetspot.cfg(5).
 keys=$(awk '/_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' "$ROOT/tuner/spec.c" |
 	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
 missing=
@@ -101,9 +101,9 @@ for k in $keys; do
 		missing="$missing $k"
 done
 if [ "$n" -gt 25 ] && [ -z "$missing" ]; then
-	pass "sweetspot.cfg(5) documents all $n keys of tuner/spec.c"
+	pass "sweetspot.cfg(5) documents all $n keys of tuner/plan/spec.c"
 else
-	fail "sweetspot.cfg(5) documents every key of tuner/spec.c ($n found)"
+	fail "sweetspot.cfg(5) documents every key of tuner/plan/spec.c ($n found)"
 	for k in $missing; do diag "tuner/sweetspot.cfg.5: missing key '$k' (.It Ic $k)"; done
 fi
 

@@ -2,7 +2,7 @@
 # tests/cli/plan-cli.t: `sweetspot plan` and `sweetspot generate` as people
 # use them: help, exit statuses, JSON totals, bad specs reported as
 # file:line with exit 2 and nothing written. And what every command that
-# reads its options through tuner/cli.h shares: --help on stdout, exit 0,
+# reads its options through tuner/cmd/cli.h shares: --help on stdout, exit 0,
 # naming in its options every option its synopsis shows; `sweetspot help
 # COMMAND` the same; an unknown option exit 2, named, with the way to --help.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"

@@ -30,7 +30,7 @@ FUZZ_LIB   := $(BUILD)/fuzz/libsweetspot.a
 # The library is instrumented for coverage but has no main of libFuzzer's.
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(INC_$(firstword $(subst /, ,$*))) -MMD -MP -c -o $@ $<
+	$(FUZZ_CC) $(WARN) $(DEFS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(call inc_of,$*) -MMD -MP -c -o $@ $<
 
 $(FUZZ_LIB): $(FUZZ_OBJ)
 	@mkdir -p $(dir $@)

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/spec-fuzz.c: libFuzzer target for the sweep spec loader,
- * spec_load() (libconfig text, then every check of tuner/spec.c). The input
+ * spec_load() (libconfig text, then every check of tuner/plan/spec.c). The input
  * is the spec file's bytes; the spec is released whatever the outcome.
  */
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* tests/unit/mpich-t.c: reading MPICH's algorithm names from mpivars'
- * descriptions (tuner/mpich.c): the aligned list with its line breaks
+ * descriptions (tuner/export/mpich.c): the aligned list with its line breaks
  * dropped, as MPICH 4.0.2 prints it, and lists that are not one. */
 #include "tap.h"
 

@@ -1,5 +1,5 @@
 /* tests/unit/point-t.c: a point's one compare, copy, text form and JSON
- * writer and reader (tuner/point.h). */
+ * writer and reader (tuner/plan/point.h). */
 #include "tap.h"
 #include "point.h"
 

@@ -1,4 +1,4 @@
-/* tests/unit/stats-t.c: the statistics of tuner/stats.c against values
+/* tests/unit/stats-t.c: the statistics of tuner/decide/stats.c against values
  * worked out independently: by hand where the arithmetic is short, else
  * with exact fractions in python3 (fractions.Fraction, math.comb, and
  * itertools.combinations enumerating every split of the pooled sample for

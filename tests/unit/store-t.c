@@ -4,7 +4,7 @@
 #include "tap.h"
 #include "testfs.h"
 #include "record.h"
-#include "store.h"
+#include "store_write.h"
 #include "strvec.h"
 
 #include <math.h>

@@ -1,0 +1,471 @@
+/*
+ * tuner/cmd/cmd_init.c: `sweetspot init [-o FILE] [--force]`, a commented
+ * starting spec written from what this process can see. Inside a Slurm
+ * allocation (SLURM_JOB_ID set) that is the allocation's nodes and CPUs
+ * per node, and the DPUs among the allocation's or the cluster's nodes
+ * (a node named like another plus a suffix, such as "n01-bf"); elsewhere
+ * it is this machine, with workers on reserved (onload) cores. What it
+ * writes passes `sweetspot plan` as it is, so the first run can follow.
+ */
+#include "child.h"
+#include "cli.h"
+#include "cmds.h"
+#include "error.h"
+#include "files.h"
+#include "hostlist.h"
+#include "strvec.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#define INIT_DEFAULT_PATH "sweetspot.cfg"
+/* BlueField-2 and -3 have 8 and 16 Arm cores; when sinfo cannot say, the
+ * smaller is the safe guess (a WPN above the real count would oversubscribe). */
+#define INIT_DPU_CORES 8
+
+enum { OPT_OUTPUT, OPT_FORCE, NOPTS };
+
+static const struct cli_option init_options[NOPTS + 1] = {
+	[OPT_OUTPUT] = { "output", 'o', "FILE", "where the spec goes (default " INIT_DEFAULT_PATH ")" },
+	[OPT_FORCE] = { "force", 0, NULL, "replace FILE when it exists" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command init_cli = {
+	"init", "[-o FILE] [--force]",
+	"Writes a commented starting sweep spec from what it sees. Inside a Slurm\n"
+	"allocation (SLURM_JOB_ID set): its nodes (SLURM_JOB_NODELIST), CPUs per node\n"
+	"(SLURM_CPUS_ON_NODE or SLURM_JOB_CPUS_PER_NODE), and DPUs: nodes of the\n"
+	"allocation, or of 'sinfo', named like one of its nodes plus a suffix such\n"
+	"as '-bf'; launched with srun. Elsewhere: this machine (its host name and\n"
+	"CPUs), workers on reserved cores (onload), launched with mpirun. The spec\n"
+	"passes 'sweetspot plan' as written; edit it, then 'sweetspot run' it.",
+	init_options,
+	"Exit status: 0 written, 1 it could not be written, 2 bad usage, FILE exists\n"
+	"(without --force) or the allocation cannot be read.",
+};
+
+/* What the spec will say. */
+struct machine {
+	int slurm;
+	char *job_id;
+	struct strvec nodes;	/* host nodes, in rank order */
+	unsigned cpus;		/* per host node */
+	/* The layout per node that fits cpus (fit_layout()): host ranks, cores
+	 * kept for onload workers (0: none, workers on DPUs only), and whether
+	 * even the smallest layout needs more ranks than CPUs (overcommit). */
+	unsigned ppn, keep;
+	int short_of, overcommit;	/* short_of: fewer CPUs than a sweep wants */
+	char *dpu_suffix;	/* NULL: no DPU found */
+	unsigned dpu_cores;
+	char *kernel;		/* the host binary's path */
+};
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 && n < 65536 ? (unsigned)n : 1;
+}
+
+/* SLURM_CPUS_ON_NODE ("36"), else the smallest count of
+ * SLURM_JOB_CPUS_PER_NODE ("36(x2),32"): every node must hold the PPN. */
+static unsigned slurm_cpus(void)
+{
+	const char *s = getenv("SLURM_CPUS_ON_NODE");
+	unsigned best = 0;
+	char *end;
+
+	if (s && *s) {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (!*end && v > 0 && v < 65536)
+			return (unsigned)v;
+	}
+	s = getenv("SLURM_JOB_CPUS_PER_NODE");
+	while (s && *s) {
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0 && v < 65536 && (!best || v < best))
+			best = (unsigned)v;
+		s = end + strcspn(end, ",");
+		s += *s == ',';
+	}
+	return best ? best : online_cpus();
+}
+
+/* Whether name is node plus a suffix that does not go on with a digit
+ * ("n1-bf" for "n1", not "n10" for "n1"); the suffix in *suffix. */
+static int dpu_of(const char *name, const char *node, const char **suffix)
+{
+	size_t n = strlen(node);
+
+	if (strncmp(name, node, n) || !name[n] || (name[n] >= '0' && name[n] <= '9'))
+		return 0;
+	*suffix = name + n;
+	return 1;
+}
+
+/* The one suffix that turns every host node into a name of cand, or NULL. */
+static const char *common_suffix(const struct strvec *nodes, const struct strvec *cand)
+{
+	const char *suffix = NULL, *s;
+
+	for (size_t i = 0; i < nodes->nr; i++) {
+		const char *found = NULL;
+
+		for (size_t j = 0; j < cand->nr && !found; j++)
+			if (dpu_of(cand->v[j], nodes->v[i], &s) && (!suffix || !strcmp(s, suffix)))
+				found = s;
+		if (!found)
+			return NULL;
+		suffix = found;
+	}
+	return suffix;
+}
+
+/* The allocation's names without those that are another's DPU. */
+static void split_hosts(const struct strvec *all, struct strvec *hosts)
+{
+	const char *s;
+
+	for (size_t i = 0; i < all->nr; i++) {
+		int dpu = 0;
+
+		for (size_t j = 0; j < all->nr && !dpu; j++)
+			dpu = i != j && dpu_of(all->v[i], all->v[j], &s);
+		if (!dpu)
+			strvec_push(hosts, all->v[i]);
+	}
+}
+
+/* `sinfo -h -N -o "%N %c"`: every node of the cluster and its CPUs, run as
+ * an argv child into a temporary file. 0, or -1 when sinfo is not there or
+ * failed (then the DPUs are looked for in the allocation only). */
+static int cluster_nodes(struct strvec *names, struct strvec *cpus)
+{
+	char log[] = "/tmp/sweetspot-init.XXXXXX", *line = NULL, name[256];
+	struct strvec av = STRVEC_INIT;
+	struct launch_child c = { &av, NULL, NULL, log, 30, 0 };
+	struct launch_result r;
+	size_t cap = 0;
+	unsigned n;
+	FILE *f;
+	int fd = mkstemp(log), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	strvec_pushv(&av, (const char *const[]){ "sinfo", "-h", "-N", "-o", "%N %c", NULL });
+	if (!launch_spawn(&c, &r) && (f = fopen(log, "r"))) {
+		while (getline(&line, &cap, f) >= 0)
+			if (sscanf(line, "%255s %u", name, &n) == 2) {
+				strvec_push(names, name);
+				strvec_pushf(cpus, "%u", n);
+			}
+		fclose(f);
+		ret = 0;
+	}
+	free(line);
+	unlink(log);
+	strvec_clear(&av);
+	return ret;
+}
+
+/* DPUs for m->nodes: first among the allocation's own names, else among
+ * the cluster's, whose CPU count then gives the DPU's cores. */
+static void find_dpus(struct machine *m, const struct strvec *alloc)
+{
+	struct strvec names = STRVEC_INIT, cpus = STRVEC_INIT;
+	const char *suffix = common_suffix(&m->nodes, alloc), *s;
+
+	m->dpu_cores = INIT_DPU_CORES;
+	if (!suffix && !cluster_nodes(&names, &cpus))
+		suffix = common_suffix(&m->nodes, &names);
+	if (!suffix)
+		goto out;
+	m->dpu_suffix = xstrdup(suffix);
+	for (size_t i = 0; i < names.nr; i++)
+		if (dpu_of(names.v[i], m->nodes.v[0], &s) && !strcmp(s, suffix)) {
+			unsigned long v = strtoul(cpus.v[i], NULL, 10);
+
+			if (v > 0 && v <= 4096)
+				m->dpu_cores = (unsigned)v;
+		}
+out:
+	strvec_clear(&names);
+	strvec_clear(&cpus);
+}
+
+/* The allocation. 0, or -1 after error() when it cannot be read. */
+static int see_slurm(struct machine *m)
+{
+	const char *list = getenv("SLURM_JOB_NODELIST");
+	struct strvec all = STRVEC_INIT;
+	char err[512];
+	int ret = -1;
+
+	m->slurm = 1;
+	m->job_id = xstrdup(getenv("SLURM_JOB_ID"));
+	if (!list || !*list)
+		list = getenv("SLURM_NODELIST");
+	if (!list || !*list) {
+		error("SLURM_JOB_ID is set (%s) but SLURM_JOB_NODELIST is not: "
+		      "run 'sweetspot init' inside the allocation (salloc, sbatch)", m->job_id);
+		goto out;
+	}
+	if (hostlist_expand(list, &all, err, sizeof(err))) {
+		error("SLURM_JOB_NODELIST '%s': %s", list, err);
+		goto out;
+	}
+	split_hosts(&all, &m->nodes);
+	m->cpus = slurm_cpus();
+	find_dpus(m, &all);
+	ret = 0;
+out:
+	strvec_clear(&all);
+	return ret;
+}
+
+/* This machine: its host name when it is a valid one, else localhost. */
+static void see_local(struct machine *m)
+{
+	char name[HOST_NAME_MAX + 1], err[256];
+
+	if (gethostname(name, sizeof(name)) || (name[sizeof(name) - 1] = '\0',
+						 hostname_check(name, err, sizeof(err))))
+		strcpy(name, "localhost");
+	strvec_push(&m->nodes, name);
+	m->cpus = online_cpus();
+}
+
+/* The kernel installed beside this sweetspot, else the name (from PATH).
+ * Where this program is comes from the path the kernel exec'd it by
+ * (AT_EXECFN), made absolute: init only reads it, nothing execs it. */
+static char *kernel_path(void)
+{
+	const char *execfn = (const char *)getauxval(AT_EXECFN);
+	char *self = execfn ? realpath(execfn, NULL) : NULL, *slash, *path;
+
+	if (self && (slash = strrchr(self, '/'))) {
+		path = xasprintf("%.*s/sweetspot-kernel", (int)(slash - self), self);
+		free(self);
+		if (!access(path, X_OK) && !strpbrk(path, " \t'\"\\%"))
+			return path;
+		free(path);
+	} else {
+		free(self);
+	}
+	return xstrdup("sweetspot-kernel");
+}
+
+/* Powers of two up to max, as a libconfig list. */
+static void put_pow2(FILE *f, unsigned max)
+{
+	fputs("[ ", f);
+	for (unsigned w = 1; w <= max; w *= 2)
+		fprintf(f, "%s%u", w > 1 ? ", " : "", w);
+	fputs(" ]", f);
+}
+
+/* Cores kept for onload workers: a few, leaving most to host ranks. */
+static unsigned onload_cores(unsigned cpus)
+{
+	return cpus >= 32 ? 4 : cpus >= 8 ? 2 : 1;
+}
+
+/* A sweep wants per node at least 2 host ranks and 1 core for workers. */
+#define INIT_MIN_CPUS 3
+
+/* Host ranks and onload cores per node. On this machine: the CPUs not
+ * kept, at least 2 host ranks (more ranks than cores is allowed there,
+ * and said). In an allocation, what fits its CPUs: with fewer than a
+ * sweep wants, 1 host rank and the rest for workers, or every CPU to host
+ * ranks when DPUs take the workers; with 1 CPU and no DPU nothing fits,
+ * and the smallest layout (a host rank and a worker) overcommits it. */
+static void fit_layout(struct machine *m)
+{
+	m->keep = onload_cores(m->cpus);
+	m->ppn = m->cpus > m->keep + 1 ? m->cpus - m->keep : 2;
+	if (!m->slurm || m->cpus >= INIT_MIN_CPUS)
+		return;
+	m->short_of = 1;
+	if (m->dpu_suffix) {
+		m->ppn = m->cpus;
+		m->keep = 0;
+	} else {
+		m->ppn = 1;
+		m->keep = 1;
+		m->overcommit = m->cpus < 2;
+	}
+}
+
+/* Says that the allocation holds fewer CPUs than a sweep wants, how to
+ * ask Slurm for them, and what the spec does with what there is. */
+static void advise(const struct machine *m, const char *out)
+{
+	const char *on = getenv("SLURM_CPUS_ON_NODE"), *per = getenv("SLURM_JOB_CPUS_PER_NODE");
+	size_t n = m->nodes.nr;
+
+	fprintf(stderr, "sweetspot: init: job %s has %u CPU%s per node (%s=%s), fewer than a sweep "
+		"wants:\n%d per node, 2 host ranks and 1 core for onload workers, and more to vary "
+		"the layout.\nAsk Slurm for them, then run 'sweetspot init' again in the new "
+		"allocation:\n"
+		"  salloc -N %zu --exclusive            every CPU of each node\n"
+		"  salloc -N %zu --ntasks-per-node=N    N CPUs per node, one per rank\n"
+		"  salloc -N %zu -c N                   N CPUs for the one task per node\n",
+		m->job_id, m->cpus, m->cpus == 1 ? "" : "s",
+		on && *on ? "SLURM_CPUS_ON_NODE" : "SLURM_JOB_CPUS_PER_NODE",
+		on && *on ? on : per ? per : "?", INIT_MIN_CPUS, n, n, n);
+	if (m->overcommit)
+		fprintf(stderr, "%s: no layout fits %u CPU; it holds the smallest, a host rank and a "
+			"worker per node,\n2 ranks per CPU (srun --overcommit): it runs, but slowly.\n",
+			out, m->cpus);
+	else if (m->keep)
+		fprintf(stderr, "%s fits the %u CPUs seen: 1 host rank and 1 worker core per node.\n",
+			out, m->cpus);
+	else
+		fprintf(stderr, "%s fits the %u CPU%s seen: %u host rank%s per node, workers on the "
+			"DPUs only.\n", out, m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
+			m->ppn == 1 ? "" : "s");
+}
+
+static void write_system(const struct machine *m, FILE *f)
+{
+	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr, HOSTLIST_SUFFIX);
+
+	fprintf(f, "system = {\n\tname = \"%s\";\n", m->slurm ? "cluster" : "local");
+	fprintf(f, "\t# %s\n\tnodes = \"%s\";\n", m->slurm ?
+		"the allocation's nodes (SLURM_JOB_NODELIST), in rank order" :
+		"this machine", list);
+	if (m->overcommit)
+		fprintf(f, "\t# %u CPU per node: too few for a host rank and a worker; 1 of each,\n"
+			"\t# 2 ranks per CPU (--overcommit below). Ask Slurm for more CPUs\n"
+			"\t# (salloc --exclusive, -c N or --ntasks-per-node=N) and init again.\n", m->cpus);
+	else if (m->keep)
+		fprintf(f, "\t# %u CPU%s per node: %u host rank%s, and %u core%s kept for onload workers\n",
+			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->ppn == 1 ? "" : "s", m->keep,
+			m->keep == 1 ? "" : "s");
+	else
+		fprintf(f, "\t# %u CPU%s per node: %u host rank%s; none left for onload workers,\n"
+			"\t# the workers go on the DPUs only\n", m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
+			m->ppn == 1 ? "" : "s");
+	fprintf(f, "\tppn = %u;\n", m->ppn);
+	if (m->dpu_suffix)
+		fprintf(f, "\t# each node's DPU is its name plus \"%s\"; cores: %s\n"
+			"\tdpu = { suffix = \"%s\"; cores = %u; };\n", m->dpu_suffix,
+			m->dpu_cores == INIT_DPU_CORES ? "check (8 assumed)" : "as sinfo reports",
+			m->dpu_suffix, m->dpu_cores);
+	if (m->keep)
+		fprintf(f, "\tonload = { cores = %u; };\n", m->keep);
+	fprintf(f, "\t# the kernel built for the hosts (a relative path is taken from\n"
+		"\t# this file's folder)\n\thost_bin = \"%s\";\n", m->kernel);
+	if (m->dpu_suffix)
+		fprintf(f, "\t# the kernel built for the DPUs' Arm cores: put its path here\n"
+			"\tdpu_bin = \"%s\";\n", m->kernel);
+	if (m->slurm)
+		fprintf(f, "\tlauncher = \"srun\";\t\t# srun | mpirun | mpirun_rsh\n%s",
+			m->overcommit ? "\tlauncher_args = [ \"--overcommit\" ];\n" : "");
+	else
+		fputs("\tlauncher = \"mpirun\";\t\t# srun | mpirun | mpirun_rsh\n"
+		      "\t# more ranks than cores is allowed (a slow but working sweep)\n"
+		      "\tlauncher_args = [ \"--oversubscribe\" ];\n", f);
+	fputs("};\n\n", f);
+	free(list);
+}
+
+static void write_sweep(const struct machine *m, FILE *f)
+{
+	unsigned most = m->keep;
+
+	/* WPN up to the DPU's cores, but never more workers than host ranks. */
+	if (m->dpu_suffix && m->dpu_cores > most)
+		most = m->dpu_cores < m->ppn ? m->dpu_cores : m->ppn;
+	fputs("sweep = {\n\tcollectives = [ \"bcast\", \"gather\", \"allgather\" ];\n"
+	      "\t# algorithms = [ \"direct\", \"leader\", \"allin\" ];\t# default: all that apply\n"
+	      "\tassignments = [ \"block\", \"cyclic\" ];\t# and \"locality\"\n", f);
+	fprintf(f, "\tsizes = \"%s\";\t\t# a power-of-two range, or [ \"256K\", \"1M\" ]\n",
+		m->slurm ? "64K:4M" : "4K:64K");
+	fputs("\t# workers per node (per DPU, or per node's reserved cores); without\n"
+	      "\t# 'workers', each WPN is tried on 1, 2, 4 ... nodes\n\twpn = ", f);
+	put_pow2(f, most);
+	fprintf(f, ";\n\tplacement = [ %s%s%s ];\n", m->dpu_suffix ? "\"dpu\"" : "",
+		m->dpu_suffix && m->keep ? ", " : "", m->keep ? "\"onload\"" : "");
+	fprintf(f, "\titerations = %u;\n\twarmup = %u;\n\trepetitions = 3;\t# launches per layout, for the spread\n"
+		"\ttime_limit = %u;\t# seconds per launch\n\ttransport = \"auto\";\t"
+		"# verbs where there is an RDMA device, else rma\n};\n",
+		m->slurm ? 100 : 20, m->slurm ? 10 : 2, m->slurm ? 600 : 120);
+}
+
+static int write_spec(void *ctx, FILE *f)
+{
+	const struct machine *m = ctx;
+
+	fprintf(f, "# A sweep spec written by 'sweetspot init' from %s.\n"
+		"# Check it with 'sweetspot plan FILE'; measure with 'sweetspot %s FILE'.\n"
+		"# Every setting: man 5 sweetspot.cfg.\n\n",
+		m->slurm ? "a Slurm allocation" : "this machine", m->slurm ? "submit" : "run");
+	if (m->slurm)
+		fprintf(f, "# Seen in job %s: %zu node%s of %u CPU%s%s.\n\n", m->job_id, m->nodes.nr,
+			m->nodes.nr == 1 ? "" : "s", m->cpus, m->cpus == 1 ? "" : "s",
+			m->dpu_suffix ? ", each with a DPU" : "");
+	write_system(m, f);
+	write_sweep(m, f);
+	return ferror(f) ? -1 : 0;
+}
+
+int cmd_init(int argc, char **argv)
+{
+	struct machine m = { .nodes = STRVEC_INIT };
+	const char *out = INIT_DEFAULT_PATH;
+	struct stat st;
+	struct cli c;
+	int o, force = 0, status = EXIT_USAGE;
+
+	cli_begin(&c, &init_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0)
+		switch (o) {
+		case OPT_OUTPUT: out = c.arg; break;
+		case OPT_FORCE: force = 1; break;
+		}
+	if (o != CLI_END)
+		return cli_status(o);
+	if (cli_operands(&c, 0, 0, "no operand"))
+		return EXIT_USAGE;
+	if (!force && !lstat(out, &st)) {
+		error("%s exists; give --force to replace it", out);
+		return EXIT_USAGE;
+	}
+	if (getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID")) {
+		if (see_slurm(&m))
+			goto out;
+	} else {
+		see_local(&m);
+	}
+	m.kernel = kernel_path();
+	fit_layout(&m);
+	if (m.short_of)
+		advise(&m, out);
+	status = 1;
+	if (files_write_atomic(out, write_spec, &m))
+		goto out;
+	printf("wrote %s (%s: %zu node%s, %u CPU%s each%s)\n", out,
+	       m.slurm ? "Slurm allocation" : "this machine", m.nodes.nr,
+	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.cpus == 1 ? "" : "s", m.dpu_suffix ? ", DPUs" : "");
+	printf("next: sweetspot plan %s\n", out);
+	status = 0;
+out:
+	strvec_clear(&m.nodes);
+	free(m.job_id);
+	free(m.dpu_suffix);
+	free(m.kernel);
+	return status;
+}

@@ -1,0 +1,681 @@
+/*
+ * tuner/cmd/cmd_submit.c: `sweetspot submit SPEC`, a sweep as Slurm batch jobs.
+ * The job script runs `sweetspot run SPEC --db DB` inside the allocation,
+ * where run launches with srun; the allocation names exactly the hosts the
+ * plan places ranks on. A sweep too long for one allocation is cut into
+ * chunks, each a job chained after the previous one with afterany and each
+ * resuming where the last stopped (run's resume), so a chunk that hits its
+ * time limit loses nothing. Every job id is recorded in the database.
+ * With --wait it follows the jobs in order: their state (squeue, then
+ * scontrol once they leave the queue, polled with a back-off) and the
+ * launch lines their output file gains (tailed), until the last ends.
+ */
+#include "cli.h"
+#include "cmds.h"
+#include "error.h"
+#include "parse.h"
+#include "plan.h"
+#include "recommend.h"
+#include "runlock.h"
+#include "sbatch.h"
+#include "spec.h"
+#include "store_write.h"
+#include "strvec.h"
+#include "child.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { OPT_WAIT, OPT_CHUNKS, OPT_HETJOB, OPT_DB, NOPTS };
+
+static const struct cli_option submit_options[NOPTS + 1] = {
+	[OPT_WAIT] = { "wait", 0, NULL, "follow the jobs to their end: state changes, the [k/N]\n"
+		       "launch lines of their output; exit 0 when the last succeeded" },
+	[OPT_CHUNKS] = { "chunks", 0, "N", "cut the sweep into N jobs chained with afterany, each\n"
+			 "resuming where the previous one stopped (default 1)" },
+	[OPT_HETJOB] = { "hetjob", 0, NULL, "a heterogeneous job: host nodes and DPUs as two node\n"
+			 "classes (#SBATCH hetjob); launches then use srun --het-group" },
+	[OPT_DB] = { "db", 0, "FILE", "the results database (default " STORE_DEFAULT_PATH ");\n"
+		     "job scripts and their output go to jobs/ beside it" },
+	[NOPTS] = { NULL, 0, NULL, NULL },
+};
+
+static const struct cli_command submit_cli = {
+	"submit", "SPEC [--wait] [--chunks N] [--hetjob] [--db FILE]",
+	"Submit the sweep as Slurm batch jobs (sbatch --parsable) that run\n"
+	"'sweetspot run SPEC --db FILE' inside their allocation, launching with srun.",
+	submit_options,
+	"Exit status: 0 submitted (with --wait: and the last job succeeded), 1 failure,\n"
+	"2 bad usage or a bad spec.",
+};
+
+/* The hosts a plan puts ranks on, in order of first use, and the most
+ * ranks any of them holds in one layout: what the allocation must give. */
+struct alloc_need {
+	struct strvec hosts;
+	unsigned tasks_per_node;
+	unsigned dpu_hosts;	/* hosts that only ever hold workers */
+	/* The same split in two node classes, for a heterogeneous job:
+	 * nodes that hold host ranks, and DPUs that only hold workers. */
+	struct strvec host_class, dpu_class;
+	unsigned host_tpn, dpu_tpn;
+};
+
+static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_need *need)
+{
+	unsigned *count = NULL, *hosts_role = NULL;
+
+	strvec_init(&need->hosts);
+	need->tasks_per_node = 1;
+	need->dpu_hosts = 0;
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		const struct layout *l = &p->layouts[i];
+
+		for (size_t h = 0; h < need->hosts.nr; h++)
+			count[h] = 0;
+		for (unsigned r = 0; r < layout_ranks(l); r++) {
+			const char *name = layout_rank_host(s, l, r);
+			size_t h;
+
+			for (h = 0; h < need->hosts.nr; h++)
+				if (!strcmp(need->hosts.v[h], name))
+					break;
+			if (h == need->hosts.nr) {
+				strvec_push(&need->hosts, name);
+				count = xrealloc(count, need->hosts.nr * sizeof(*count));
+				hosts_role = xrealloc(hosts_role, need->hosts.nr * sizeof(*hosts_role));
+				count[h] = 0;
+				hosts_role[h] = 0;
+			}
+			count[h]++;
+			hosts_role[h] |= r < l->hosts ? 1u : 2u;
+			if (count[h] > need->tasks_per_node)
+				need->tasks_per_node = count[h];
+		}
+	}
+	strvec_init(&need->host_class);
+	strvec_init(&need->dpu_class);
+	need->host_tpn = need->dpu_tpn = 1;
+	for (size_t h = 0; h < need->hosts.nr; h++) {
+		need->dpu_hosts += hosts_role[h] == 2u;
+		strvec_push(hosts_role[h] == 2u ? &need->dpu_class : &need->host_class,
+			    need->hosts.v[h]);
+	}
+	/* Most ranks of one class on one node, in any layout. */
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		const struct layout *l = &p->layouts[i];
+		unsigned most = 0;
+
+		for (unsigned n = 0; n < l->nodes; n++)
+			if (layout_workers_on(l, n) > most)
+				most = layout_workers_on(l, n);
+		if (l->ppn > need->host_tpn)
+			need->host_tpn = l->ppn;
+		if (l->placement == PLACEMENT_DPU && most > need->dpu_tpn)
+			need->dpu_tpn = most;
+	}
+	free(count);
+	free(hosts_role);
+}
+
+static char *join_hosts(const struct strvec *v)
+{
+	char *out = xstrdup(""), *next;
+
+	for (size_t i = 0; i < v->nr; i++) {
+		next = xasprintf("%s%s%s", out, i ? "," : "", v->v[i]);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
+static char *self_path(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup("sweetspot");
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static int mkdir_one(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return error("cannot create folder %s: %s", dir, strerror(errno));
+	return 0;
+}
+
+struct submit_args {
+	const char *db, *spec_path;
+	uint64_t chunks;
+	int wait, het;
+};
+
+/* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
+static int submit_args(int argc, char **argv, struct submit_args *a)
+{
+	struct cli c;
+	int o;
+
+	cli_begin(&c, &submit_cli, argc, argv);
+	while ((o = cli_next(&c)) >= 0) {
+		switch (o) {
+		case OPT_WAIT:
+			a->wait = 1;
+			break;
+		case OPT_HETJOB:
+			a->het = 1;
+			break;
+		case OPT_DB:
+			a->db = c.arg;
+			break;
+		case OPT_CHUNKS:
+			if (cli_uint(&c, 1, 10000, &a->chunks))
+				return CLI_BAD;
+			break;
+		}
+	}
+	if (o != CLI_END)
+		return o;
+	if (cli_operands(&c, 1, 1, "SPEC"))
+		return CLI_BAD;
+	a->spec_path = c.operands[0];
+	return CLI_END;
+}
+
+/* What every chunk's job shares: the allocation, the paths, the store. */
+struct submit {
+	const struct submit_args *a;
+	struct spec spec;
+	struct plan plan;
+	struct store *st;
+	struct alloc_need need;
+	char *db_abs, *spec_abs, *self, *jobs_dir, *base;
+	char *nodelist, *host_list, *dpu_list;
+	size_t per_chunk;
+	uint64_t chunks;
+	long stamp;
+	char *prev;		/* the job id of the chunk before */
+	int job_status;		/* of the last job, when waited for */
+	struct strvec ids, outputs;	/* every chunk's job id and output file */
+	struct runlock lock;	/* the run's, while jobs are checked and submitted */
+};
+
+/* Reads the spec and works out the allocation. Returns the exit status:
+ * 0 to go on, EXIT_USAGE for bad input, 1 when a folder cannot be made. */
+static int submit_prepare(struct submit *sb)
+{
+	char *sbatch;
+	size_t launches;
+
+	if (spec_load(sb->a->spec_path, &sb->spec) || plan_build(&sb->spec, &sb->plan))
+		return EXIT_USAGE;
+	need_hosts(&sb->spec, &sb->plan, &sb->need);
+	if (sb->a->het && !sb->need.dpu_class.nr) {
+		error("submit --hetjob: %s puts no worker on a DPU of its own (placement dpu), "
+		      "so there is no second node class", sb->a->spec_path);
+		return EXIT_USAGE;
+	}
+	sbatch = launch_which("sbatch");
+	if (!sbatch) {
+		error("sbatch is not installed (not found in PATH)");
+		return EXIT_USAGE;
+	}
+	free(sbatch);
+	/* The database must be one we can write before any job is queued. */
+	if (store_open(sb->a->db, STORE_CREATE, &sb->st))
+		return EXIT_USAGE;
+	sb->spec_abs = spec_run_key(sb->a->spec_path);
+	/* No jobs queued while a run of the spec writes (the jobs' runs
+	 * wait for the lock, so a submit never races its own jobs). */
+	if (runlock_take(&sb->lock, sb->a->db, sb->spec_abs, 0))
+		return 1;
+	sb->db_abs = absolute(sb->a->db);
+	sb->self = self_path();
+	sb->jobs_dir = xasprintf("%.*s/jobs", (int)(strrchr(sb->db_abs, '/') - sb->db_abs),
+				 sb->db_abs);
+	if (mkdir_one(sb->jobs_dir))
+		return 1;
+	sb->nodelist = join_hosts(&sb->need.hosts);
+	sb->host_list = join_hosts(&sb->need.host_class);
+	sb->dpu_list = join_hosts(&sb->need.dpu_class);
+	launches = plan_launches(&sb->plan);
+	sb->chunks = sb->a->chunks > launches ? launches : sb->a->chunks;
+	sb->per_chunk = (launches + sb->chunks - 1) / sb->chunks;
+	sb->base = strrchr(sb->spec_abs, '/') + 1;
+	return 0;
+}
+
+/* Chunk k's `sweetspot run` command line. */
+static void chunk_command(const struct submit *sb, uint64_t k, struct strvec *command)
+{
+	strvec_clear(command);
+	strvec_push(command, sb->self);
+	strvec_push(command, "run");
+	strvec_push(command, sb->spec_abs);
+	strvec_push(command, "--db");
+	strvec_push(command, sb->db_abs);
+	/* A job may start while this submit still holds the run's lock. */
+	strvec_push(command, "--wait-lock");
+	/* The last chunk takes whatever is left, even after a lost one. */
+	if (k < sb->chunks) {
+		strvec_push(command, "--max-launches");
+		strvec_pushf(command, "%zu", sb->per_chunk);
+	}
+}
+
+/* The nodes of the allocation: one class, or hosts and DPUs apart. */
+static void job_parts(const struct submit *sb, struct sbatch_job *job)
+{
+	if (sb->a->het) {
+		job->part[0].nodes = (unsigned)sb->need.host_class.nr;
+		job->part[0].tasks_per_node = sb->need.host_tpn;
+		job->part[0].nodelist = sb->host_list;
+		job->part[1].nodes = (unsigned)sb->need.dpu_class.nr;
+		job->part[1].tasks_per_node = sb->need.dpu_tpn;
+		job->part[1].nodelist = sb->dpu_list;
+		job->nparts = 2;
+	} else {
+		job->part[0].nodes = (unsigned)sb->need.hosts.nr;
+		job->part[0].tasks_per_node = sb->need.tasks_per_node;
+		job->part[0].nodelist = sb->nodelist;
+		job->nparts = 1;
+	}
+}
+
+/* Records the intent to submit chunk k's script, before sbatch is asked:
+ * a submit killed between sbatch's accepting the job and our recording
+ * its id leaves this row, and the next submit asks Slurm about it. */
+static int record_intent(struct submit *sb, uint64_t k, const char *script, long long *row)
+{
+	struct store_job rec = { 0 };
+
+	rec.spec_path = sb->spec_abs;
+	rec.spec_hash = sb->spec.hash;
+	rec.job_id = NULL;
+	rec.chunk = (int)k;
+	rec.chunks = (int)sb->chunks;
+	rec.after = sb->prev;
+	rec.script = script;
+	rec.exit_status = -1;
+	return store_job_record(sb->st, &rec, row);
+}
+
+/* Records chunk k's job id on its intent row and says so. */
+static int record_job(struct submit *sb, uint64_t k, long long row, const char *id,
+		      const char *script)
+{
+	int rc = store_job_set_id(sb->st, row, id);
+
+	printf("submitted job %s (chunk %llu of %llu%s%s): %s\n", id, (unsigned long long)k,
+	       (unsigned long long)sb->chunks, sb->prev ? ", after " : "",
+	       sb->prev ? sb->prev : "", script);
+	fflush(stdout);
+	return rc;
+}
+
+/* The output file of job id: Slurm's %j in pattern replaced by it. */
+static char *job_output(const char *pattern, const char *id)
+{
+	const char *j = strstr(pattern, "%j");
+
+	if (!j)
+		return xstrdup(pattern);
+	return xasprintf("%.*s%s%s", (int)(j - pattern), pattern, id, j + 2);
+}
+
+/* The name every job of the spec gets: how Slurm finds them again. */
+static char *job_name(const struct submit *sb)
+{
+	return xasprintf("sweetspot-%.*s", (int)strcspn(sb->base, "."), sb->base);
+}
+
+/* The ids of the jobs named name that Slurm has queued or running (squeue,
+ * an argv child, its output through a log file), into ids. 0, or -1 after
+ * error() when squeue cannot tell. */
+static int slurm_jobs_named(const struct submit *sb, const char *name, struct strvec *ids)
+{
+	struct strvec av = STRVEC_INIT;
+	struct launch_child c = { 0 };
+	struct launch_result r = { 0 };
+	char *log = xasprintf("%s/.squeue-%ld.log", sb->jobs_dir, (long)getpid());
+	char line[256];
+	FILE *f;
+	int ret = -1;
+
+	strvec_push(&av, "squeue");
+	strvec_push(&av, "-h");
+	strvec_push(&av, "-o");
+	strvec_push(&av, "%i");
+	strvec_pushf(&av, "--name=%s", name);
+	c.argv = &av;
+	c.log = log;
+	c.timeout_s = 60;
+	if (launch_spawn(&c, &r) || r.status != 0) {
+		error("cannot ask Slurm about earlier jobs: %s", r.reason);
+	} else if ((f = fopen(log, "r"))) {
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, " \r\n")] = '\0';
+			if (sbatch_valid_job_id(line))
+				strvec_push(ids, line);
+		}
+		fclose(f);
+		ret = 0;
+	}
+	unlink(log);
+	free(log);
+	strvec_clear(&av);
+	return ret;
+}
+
+static int in_list(const struct strvec *v, const char *s)
+{
+	for (size_t i = 0; i < v->nr; i++)
+		if (!strcmp(v->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* Says what became of the jobs of one intent row left without an id:
+ * the unknown job Slurm has under our name is it (recorded now), or
+ * nothing was queued (the row goes). Returns whether it is still queued. */
+static int settle_intent(struct submit *sb, struct store_job_row *row,
+			 const struct strvec *queued, const struct store_job_row *rows,
+			 size_t n, const char *name)
+{
+	for (size_t q = 0; q < queued->nr; q++) {
+		int known = 0;
+
+		for (size_t i = 0; i < n; i++)
+			known |= !strcmp(rows[i].job_id, queued->v[q]);
+		if (known)
+			continue;
+		printf("job %s (%s) is queued or running but was never recorded: the job of %s, "
+		       "whose submit stopped before sbatch's answer was recorded; recorded now\n",
+		       queued->v[q], name, row->script);
+		store_job_set_id(sb->st, row->id, queued->v[q]);
+		free(row->job_id);
+		row->job_id = xstrdup(queued->v[q]);	/* not another intent's too */
+		return 1;
+	}
+	printf("the job of %s was never recorded and Slurm has no unknown job named %s: "
+	       "it ended or was never queued\n", row->script, name);
+	store_job_set_id(sb->st, row->id, NULL);
+	return 0;
+}
+
+/* Before submitting more: the jobs of this run the database holds as not
+ * ended, asked about to Slurm. Returns 0 to go on, 1 when some are still
+ * queued or running (reported), -1 after error(). */
+static int check_earlier(struct submit *sb)
+{
+	struct store_job_row *rows = NULL;
+	struct strvec queued = STRVEC_INIT, still = STRVEC_INIT;
+	char *name = job_name(sb);
+	size_t n = 0;
+	int ret = -1;
+
+	if (store_jobs_open(sb->st, sb->spec_abs, &rows, &n))
+		goto out;
+	ret = 0;
+	if (!n || slurm_jobs_named(sb, name, &queued))
+		goto out;	/* none recorded, or Slurm cannot say: the run's lock still guards */
+	for (size_t i = 0; i < n; i++) {
+		if (!*rows[i].job_id) {
+			if (settle_intent(sb, &rows[i], &queued, rows, n, name))
+				strvec_push(&still, rows[i].job_id);
+		} else if (in_list(&queued, rows[i].job_id)) {
+			strvec_push(&still, rows[i].job_id);
+		}
+	}
+	if (still.nr) {
+		char *list = join_hosts(&still);
+
+		error("jobs of this run are still queued or running (%s: %s): wait for them "
+		      "(squeue --name=%s) or cancel them (scancel), then submit again", name, list,
+		      name);
+		free(list);
+		ret = 1;
+	} else {
+		printf("earlier jobs of this run: none queued or running (squeue --name=%s)\n", name);
+	}
+out:
+	store_job_rows_free(rows, n);
+	strvec_clear(&queued);
+	strvec_clear(&still);
+	free(name);
+	return ret;
+}
+
+/* Writes chunk k's script, submits it after the previous chunk, records
+ * the job. 0, or -1 after error(). */
+static int submit_chunk(struct submit *sb, uint64_t k)
+{
+	int stem = (int)strcspn(sb->base, ".");
+	struct sbatch_job job = { 0 };
+	struct sbatch_submit sub = { 0 };
+	struct strvec command = STRVEC_INIT;
+	char *script = xasprintf("%s/%.*s-%ld-c%llu.sbatch", sb->jobs_dir, stem, sb->base,
+				 sb->stamp, (unsigned long long)k);
+	char *output = xasprintf("%s/%.*s-%%j.out", sb->jobs_dir, stem, sb->base);
+	char *name = job_name(sb);
+	char *id = NULL, cwd[PATH_MAX];
+	long long row = 0;
+	int rc;
+
+	chunk_command(sb, k, &command);
+	job.name = name;
+	/* Each launch may take its time limit, plus time to start. */
+	job.time_limit_s = (unsigned)(sb->per_chunk * (sb->spec.time_limit + 30) + 60);
+	job.output = output;
+	job.chdir = getcwd(cwd, sizeof(cwd)) ? cwd : NULL;
+	job_parts(sb, &job);
+	job.command = &command;
+	rc = sbatch_write(&job, script);
+	if (!rc)
+		rc = record_intent(sb, k, script, &row);
+	if (!rc) {
+		sub.script = script;
+		sub.after = sb->prev;
+		rc = sbatch_submit(&sub, &id, NULL);
+		if (rc)
+			store_job_set_id(sb->st, row, NULL);	/* nothing was submitted */
+	}
+	if (!rc)
+		rc = record_job(sb, k, row, id, script);
+	if (!rc) {
+		char *out = job_output(output, id);
+
+		strvec_push(&sb->ids, id);
+		strvec_push(&sb->outputs, out);
+		printf("  output: %s\n", out);
+		if (!sb->a->wait)
+			printf("  follow it: tail -f %s\n", out);
+		fflush(stdout);
+		free(out);
+	}
+	free(sb->prev);
+	sb->prev = id;
+	free(script);
+	free(output);
+	free(name);
+	strvec_clear(&command);
+	return rc;
+}
+
+/* Prints the launch lines ("[k/N] ... ETA") and the run's summary that
+ * path gained past *off, whole lines only. Returns whether it printed. */
+static int tail_output(const char *path, long *off)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int printed = 0;
+	unsigned k, n;
+
+	if (!f)
+		return 0;	/* not there until the job starts */
+	if (!fseek(f, *off, SEEK_SET))
+		while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+			*off += len;
+			if (sscanf(line, "[%u/%u]", &k, &n) == 2 || !strncmp(line, "run ", 4)) {
+				fputs(line, stdout);
+				printed = 1;
+			}
+		}
+	free(line);
+	fclose(f);
+	fflush(stdout);
+	return printed;
+}
+
+/* The first polling interval (SWEETSPOT_POLL_S, seconds; 1 by default). */
+static double poll_interval(void)
+{
+	const char *s = getenv("SWEETSPOT_POLL_S");
+	char *end;
+	double v = s ? strtod(s, &end) : 0;
+
+	return s && *s && !*end && v > 0 && v <= 60 ? v : 1.0;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Follows job k (0-based) to its end, printing its state changes and the
+ * launch lines of its output. Polls at the first interval while something
+ * changes, and backs off (doubling, up to 4 times it and never past 3 s)
+ * while nothing does: slurmctld forgets a finished job MinJobAge seconds
+ * after it ends (300 by default, 4 on the test cluster), and a longer wait
+ * would lose how it ended. The job's exit status, or -1 when Slurm lost it. */
+static int follow_job(struct submit *sb, size_t k)
+{
+	const char *id = sb->ids.v[k], *out = sb->outputs.v[k];
+	char *log = xasprintf("%s/.poll-%s.log", sb->jobs_dir, id), last[32] = "";
+	double first = poll_interval(), most = first * 4 < 3 ? first * 4 : 3, wait = first;
+	struct sbatch_state st;
+	long off = 0;
+	int status = -1;
+
+	printf("following job %s: %s\n", id, out);
+	for (;;) {
+		int changed = tail_output(out, &off);
+
+		if (sbatch_job_state(id, log, &st))
+			break;
+		if (strcmp(st.state, last)) {
+			printf("job %s: %s\n", id, st.state);
+			fflush(stdout);
+			snprintf(last, sizeof(last), "%s", st.state);
+			changed = 1;
+		}
+		if (st.done) {
+			tail_output(out, &off);
+			status = !strcmp(st.state, "COMPLETED") && st.exit_code <= 0 ? 0 :
+				 st.exit_code > 0 ? st.exit_code : 1;
+			printf("job %s ended: %s, exit status %d\n", id, st.state, status);
+			break;
+		}
+		wait = changed ? first : (wait * 2 < most ? wait * 2 : most);
+		nap(wait);
+	}
+	free(log);
+	return status;
+}
+
+/* After --wait: what the run holds, and the last job's status as ours. */
+static int report_wait(struct submit *sb)
+{
+	struct store_run run = { 0 };
+	long long got = 0, failed = 0, points = 0, invalid = 0;
+
+	if (store_latest_run(sb->st, sb->spec_abs, &run) == 1 &&
+	    !store_run_counts(sb->st, run.id, &got, &failed, &points, &invalid))
+		printf("run %lld: %lld of %lld launches, %lld failed; %lld points stored, "
+		       "%lld invalid\n", run.id, got, run.planned_launches, failed, points, invalid);
+	store_run_release(&run);
+	if (sb->job_status < 0)
+		error("job %s: Slurm no longer knows how it ended", sb->prev);
+	else if (sb->job_status)
+		error("job %s ended with status %d", sb->prev, sb->job_status);
+	return sb->job_status == 0 ? 0 : 1;
+}
+
+static void submit_release(struct submit *sb)
+{
+	free(sb->prev);
+	strvec_clear(&sb->ids);
+	strvec_clear(&sb->outputs);
+	free(sb->nodelist);
+	free(sb->host_list);
+	free(sb->dpu_list);
+	strvec_clear(&sb->need.hosts);
+	strvec_clear(&sb->need.host_class);
+	strvec_clear(&sb->need.dpu_class);
+	free(sb->db_abs);
+	free(sb->spec_abs);
+	free(sb->self);
+	free(sb->jobs_dir);
+	runlock_release(&sb->lock);
+	store_close(sb->st);
+	plan_release(&sb->plan);
+	spec_release(&sb->spec);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct submit_args a = { STORE_DEFAULT_PATH, NULL, 1, 0, 0 };
+	struct submit sb = { .a = &a, .spec = SPEC_INIT, .plan = PLAN_INIT,
+			     .ids = STRVEC_INIT, .outputs = STRVEC_INIT, .lock = RUNLOCK_INIT,
+			     .need = { STRVEC_INIT, 0, 0, STRVEC_INIT, STRVEC_INIT, 0, 0 } };
+	int status;
+
+	status = submit_args(argc, argv, &a);
+	if (status != CLI_END)
+		return cli_status(status);
+	sb.stamp = (long)time(NULL);
+	status = submit_prepare(&sb);
+	if (!status && check_earlier(&sb))
+		status = 1;
+	for (uint64_t k = 1; !status && k <= sb.chunks; k++)
+		if (submit_chunk(&sb, k))
+			status = 1;
+	/* The jobs' runs take the lock; following them needs none. */
+	runlock_release(&sb.lock);
+	if (!status && sb.need.dpu_hosts && !a.het)
+		printf("note: hosts and DPUs in one allocation (--nodelist %s); --hetjob makes "
+		       "them two node classes\n", sb.nodelist);
+	for (size_t k = 0; !status && a.wait && k < sb.ids.nr; k++) {
+		sb.job_status = follow_job(&sb, k);
+		if (sb.job_status >= 0)
+			store_job_finished(sb.st, sb.ids.v[k], sb.job_status);
+	}
+	if (!status && a.wait)
+		status = report_wait(&sb);
+	submit_release(&sb);
+	return status;
+}

@@ -1,0 +1,185 @@
+/*
+ * tuner/sim/model.h: the performance model. It predicts a point (ref, comm,
+ * compute and total times, both OE forms) by simulating, operation by
+ * operation, the very schedules the kernel runs: coll_build() of
+ * kernels/sched/ for every rank of the layout, with the kernel's geometry
+ * (offload.c: owner from assign.c, S, R, F as kopts_region lays them out).
+ *
+ * The machine: nodes of ppn host ranks; workers k on node k / wpn, on the
+ * node's DPU or on its own cores (onload). A transfer between two ranks
+ * takes one of three paths:
+ *   shm   same node, same side (hosts with hosts, onload workers with
+ *         hosts): the rma transport copies it with the initiator's CPU
+ *         (synchronous), through the node's memory bus;
+ *   net   different nodes: posted, then done by the NICs (asynchronous);
+ *   pcie  a DPU worker and a host of its own node: asynchronous DMA.
+ * Each path has a latency L, per-byte costs of one read and one write
+ * stream, and a per-byte cost of the resource it shares (G_share: the
+ * node's memory bus, each NIC direction, each PCIe direction). Contention
+ * is serialisation, as NSIM-ACE does it: a shared resource serves one
+ * transfer at a time per direction, reserved first come first served in
+ * simulated time, so k concurrent streams get min(k / G, 1 / G_share).
+ * A rank's CPU is one thread running the kernel's executor: it posts every
+ * ready remote operation (o each), runs ready local arithmetic, takes
+ * satisfied flags, then waits for everything it posted; a flag is seen
+ * `poll` after the signal lands. Where a node has fewer cores than active
+ * ranks, every CPU cost of that phase stretches by active / cores.
+ * Parameters come from calibration (model_fit.c); the simulator is pure C.
+ */
+#ifndef SWEETSPOT_MODEL_H
+#define SWEETSPOT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "assign.h"
+#include "schedule.h"
+
+enum model_path { PATH_SHM, PATH_NET, PATH_PCIE, PATH_N };
+
+struct model_link {
+	double L;		/* us from post to completion, beyond the bytes */
+	double g_read, g_write;	/* us per byte of one stream */
+	double g_share;		/* us per byte of the shared resource (aggregate) */
+};
+
+struct model_params {
+	struct model_link path[PATH_N];
+	double o;		/* CPU us per posted remote operation */
+	double g_reduce;	/* CPU us per byte of reduction arithmetic */
+	double g_copy;		/* CPU us per byte of a local copy */
+	double poll;		/* us from a signal landing to its waiter seeing it */
+	double t0;		/* us every active rank spends per iteration anyway */
+	/* Quality, from calibration: relative (log) residual rms of the fit,
+	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
+	double resid, noise, r2;
+	int npoints;
+	unsigned calibrated;	/* bit per path kind the data determined */
+};
+
+/* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
+ * memory or link these kernels run on; the SMPI platform's ceiling too. */
+#define MODEL_G_MIN 1e-6
+
+/* Defaults of a machine never measured (order of magnitude of a
+ * 100 Gb/s NIC and a DDR4 node); calibration replaces them. */
+void model_params_default(struct model_params *p);
+
+/* The machine a point runs on. */
+struct model_machine {
+	int nodes, ppn, W, wpn;
+	int dpu;		/* workers on DPUs, else on the nodes' own cores */
+	int host_cores;		/* cores of a host node (oversubscription) */
+	int dpu_cores;		/* cores of a DPU */
+	/* Same-node peers reached by RMA (asynchronous, as the net path),
+	 * not by the initiator's copy into a shared window: the kernel under
+	 * SMPI, which gives ranks no shared window. 0: copies. */
+	int shm_rma;
+};
+
+/* What a point is, beyond the machine. */
+struct model_point {
+	enum coll coll;
+	enum alg alg;
+	enum asg asg;
+	size_t m;		/* bytes */
+	size_t mmax;		/* the launch's largest size (region layout) */
+	int has_reduction;	/* the launch lists a reduction (region layout) */
+	size_t chunk;		/* 0: the kernel's default, 64K */
+	int window;		/* 0: the kernel's default, 2 */
+	int radix;		/* knomial; 0: the kernel's default, 2 */
+	enum dtype dt;		/* reductions (DT_INT32, RO_SUM elsewhere) */
+	enum redop op;
+};
+
+struct model_pred {
+	double ref_us, comm_us, compute_us, total_us;
+	double oe_paper, oe_measured;
+	double sd_rel;		/* relative uncertainty of a time */
+	double oe_paper_sd, oe_measured_sd;	/* in OE points */
+	size_t ops;		/* operations simulated */
+};
+
+/* One phase's simulation: the schedules of every rank (ref: hosts'; off:
+ * workers'), all starting at 0. f[r]: CPU stretch of rank r (NULL: 1).
+ * Returns the phase's time (max over ranks), *cpu_us the CPU work the
+ * active ranks did (unstretched), or -1 when the schedules deadlock. */
+double model_sim_phase(const struct model_params *p, const struct model_machine *mc,
+		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+		       size_t *ops);
+
+/* Predicts one point. 0, or -1 after error() (a geometry the builders
+ * refuse, a deadlock). */
+int model_predict(const struct model_params *p, const struct model_machine *mc,
+		  const struct model_point *pt, struct model_pred *out);
+
+/* The node of rank r (hosts ppn per node; worker k on node k / wpn) and
+ * whether it sits on a DPU. */
+int model_rank_node(const struct model_machine *mc, int r, int *on_dpu);
+
+/* Whether a and b are the same point (field by field: a struct's padding
+ * is not compared). */
+int model_point_same(const struct model_point *a, const struct model_point *b);
+
+/* One measured point, as the fit and --check see it. */
+struct model_obs {
+	struct model_machine mc;
+	struct model_point pt;
+	double ref_us, comm_us, total_us, oe_paper, oe_measured;
+	const char *layout;	/* borrowed */
+	int repetition;
+};
+
+/* What a stored point does not say about the machine. */
+struct model_env {
+	int host_cores, dpu_cores;
+	size_t mmax;
+	int has_reduction;
+	int shm_rma;		/* model_machine.shm_rma of every observation */
+};
+
+struct store_point;
+
+/* The observation of a stored offload point: 0, or -1 (not an offload
+ * point the builders know; nothing said). */
+int model_obs_from_point(const struct store_point *p, const struct model_env *env,
+			 struct model_obs *o);
+
+/* Fits p (starting from its values) to the observations: the shm path,
+ * o, g_reduce, g_copy, poll and t0, minimising the squared log ratios of
+ * the predicted to the measured ref, comm and total times; sets resid, r2
+ * and npoints. Path kinds the observations never use take the shm path's
+ * values and are left out of p->calibrated. 0, or -1 after error(). */
+int model_fit(const struct model_obs *obs, size_t n, struct model_params *p);
+
+/* Launch-to-launch relative spread: the rms over points measured in
+ * several launches of the log of one launch's total over the mean. */
+double model_noise(const struct model_obs *obs, size_t n);
+
+/* Name of a path kind: "shm", "net", "pcie". */
+extern const char *const model_path_names[PATH_N];
+
+/* The machine as SimGrid sees it (model_platform.c): every simulated
+ * host's speed, which smpirun's smpi/host-speed must equal so that a
+ * benchmarked burst of the kernel takes its real duration. */
+#define MODEL_SMPI_SPEED "1Gf"
+
+/* The simulated host of rank r: "nK-J" (node K's J-th core) or "dK-J"
+ * (DPU K's J-th core). 0, or -1 after error(). */
+int model_host_name(const struct model_machine *mc, int r, char *buf, size_t len);
+
+/* The parameters as a SimGrid platform can hold them: a link has one
+ * bandwidth whichever rank starts the transfer, so a path's read and write
+ * costs become the larger of the two, and no cost is below 1e-6 us/B (the
+ * platform's bandwidths stop at 1 TB/s). model_platform_write() writes
+ * these, and `model --check --smpi` predicts with them, so that model and
+ * SMPI are compared on the same machine. */
+void model_params_platform(const struct model_params *in, struct model_params *out);
+
+/* Writes the SimGrid platform (XML 4.1) of machine mc with the links of p,
+ * and the hostfile of its ranks in rank order (one simulated host per
+ * rank). 0, or -1 after error(). */
+int model_platform_write(const struct model_params *p, const struct model_machine *mc,
+			 const char *platform, const char *hostfile);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * tuner/sim/model_sim.c: the event simulation of one phase (model.h). Every
+ * active rank runs the kernel's executor (kernels/harness.c sched_exec) on
+ * its own schedule, one action at a time, the rank with the earliest clock
+ * first, so that shared resources are reserved in simulated-time order:
+ *   1. post the next ready remote operation (read, write, signal);
+ *   2. else run the next ready local one (copy, reduce);
+ *   3. else take every flag whose signal has landed;
+ *   4. else wait for everything posted (the transport's one wait);
+ *   5. else sleep until the first awaited signal lands (or block).
+ * Signals land at the peer when their write completes; a rank blocked on a
+ * flag is woken then.
+ */
+#include "model.h"
+#include "error.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const model_path_names[PATH_N] = { "shm", "net", "pcie" };
+
+int model_rank_node(const struct model_machine *mc, int r, int *on_dpu)
+{
+	int H = mc->nodes * mc->ppn;
+
+	if (r < H) {
+		*on_dpu = 0;
+		return r / mc->ppn;
+	}
+	*on_dpu = mc->dpu;
+	return (r - H) / mc->wpn;
+}
+
+/* Signals that landed at one rank, per (sender, tag): arrival by count. */
+struct chan {
+	int sender, tag;
+	double *at;		/* at[count-1]; NAN: not yet */
+	size_t n;
+};
+
+struct rank {
+	const struct sched *s;
+	double t;
+	uint32_t *left;
+	size_t *rq, *lq, *fq;	/* ready remote, local, flag-wait ops */
+	size_t rh, rt, lh, lt, fn;
+	double *posted;		/* completion times of posted ops */
+	size_t *pid, np;
+	size_t done;
+	int node, dpu, blocked;
+	double f;
+	struct chan *ch;
+	size_t nch;
+};
+
+struct sim {
+	const struct model_params *p;
+	const struct model_machine *mc;
+	struct rank *rk;
+	int N;
+	double *bus;		/* per node x 2 sides: memory bus free at */
+	double *tx, *rx;	/* per node: NIC directions free at */
+	double *ptx, *prx;	/* per node: PCIe host->DPU, DPU->host free at */
+	int *heap, nheap;	/* running ranks by clock */
+	double cpu;
+	size_t ops;
+};
+
+static int heap_less(const struct sim *s, int a, int b)
+{
+	double ta = s->rk[s->heap[a]].t, tb = s->rk[s->heap[b]].t;
+
+	return ta < tb || (ta == tb && s->heap[a] < s->heap[b]);
+}
+
+static void heap_swap(struct sim *s, int a, int b)
+{
+	int x = s->heap[a];
+
+	s->heap[a] = s->heap[b];
+	s->heap[b] = x;
+}
+
+static void heap_push(struct sim *s, int r)
+{
+	int i = s->nheap++;
+
+	s->heap[i] = r;
+	while (i && heap_less(s, i, (i - 1) / 2)) {
+		heap_swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static int heap_pop(struct sim *s)
+{
+	int top = s->heap[0], i = 0;
+
+	s->heap[0] = s->heap[--s->nheap];
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->nheap && heap_less(s, l, m))
+			m = l;
+		if (r < s->nheap && heap_less(s, r, m))
+			m = r;
+		if (m == i)
+			return top;
+		heap_swap(s, i, m);
+		i = m;
+	}
+}
+
+static struct chan *chan_get(struct rank *k, int sender, int tag)
+{
+	for (size_t i = 0; i < k->nch; i++)
+		if (k->ch[i].sender == sender && k->ch[i].tag == tag)
+			return &k->ch[i];
+	k->ch = xrealloc(k->ch, (k->nch + 1) * sizeof(*k->ch));
+	k->ch[k->nch] = (struct chan){ sender, tag, NULL, 0 };
+	return &k->ch[k->nch++];
+}
+
+static double arrival(struct rank *k, int sender, int tag, uint32_t count)
+{
+	struct chan *c = chan_get(k, sender, tag);
+
+	return count <= c->n ? c->at[count - 1] : NAN;
+}
+
+static void land(struct sim *s, int to, int from, int tag, uint32_t count, double at)
+{
+	struct rank *k = &s->rk[to];
+	struct chan *c = chan_get(k, from, tag);
+
+	if (count > c->n) {
+		c->at = xrealloc(c->at, count * sizeof(*c->at));
+		for (size_t i = c->n; i < count; i++)
+			c->at[i] = NAN;
+		c->n = count;
+	}
+	c->at[count - 1] = at;
+	if (k->blocked) {
+		k->blocked = 0;
+		if (k->t < at + s->p->poll)
+			k->t = at + s->p->poll;
+		heap_push(s, to);
+	}
+}
+
+static void enqueue(struct rank *k, size_t i)
+{
+	enum op_kind kd = k->s->ops[i].kind;
+
+	if (kd == OP_READ || kd == OP_WRITE || kd == OP_SIGNAL)
+		k->rq[k->rt++] = i;
+	else if (kd == OP_WAIT_FLAG)
+		k->fq[k->fn++] = i;
+	else
+		k->lq[k->lt++] = i;
+}
+
+static void complete(struct rank *k, size_t i)
+{
+	const struct sched *s = k->s;
+
+	k->done++;
+	for (size_t j = s->succ0[i]; j < s->succ0[i + 1]; j++)
+		if (--k->left[s->succ[j]] == 0)
+			enqueue(k, s->succ[j]);
+}
+
+static enum model_path path_of(const struct sim *s, const struct rank *a, int peer)
+{
+	int dpu, node = model_rank_node(s->mc, peer, &dpu);
+
+	if (node != a->node)
+		return PATH_NET;
+	return dpu == a->dpu ? PATH_SHM : PATH_PCIE;
+}
+
+static double later(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* An asynchronous transfer of len bytes from node `from` to node `to`
+ * (for pcie: toward the DPU or the host; for shm, with shm_rma: through
+ * the memory bus of node src's host (0) or DPU (1) side) posted at t; its
+ * completion. */
+static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, int toward_dpu,
+			 size_t len, double g, double t)
+{
+	const struct model_link *lk = &s->p->path[pk];
+	double *a = pk == PATH_NET ? &s->tx[src] : pk == PATH_SHM ? &s->bus[2 * src + toward_dpu] :
+		    toward_dpu ? &s->ptx[src] : &s->prx[src];
+	double *b = pk == PATH_NET ? &s->rx[dst] : a;
+	double start = later(t, later(*a, *b)), busy = (double)len * lk->g_share;
+
+	*a = *b = start + busy;
+	return start + lk->L + (double)len * g;
+}
+
+/* Posts remote op i of rank r: its completion time; moves the clock. */
+static double post(struct sim *s, int r, size_t i)
+{
+	struct rank *k = &s->rk[r];
+	const struct op *op = &k->s->ops[i];
+	size_t len = op->kind == OP_SIGNAL ? 8 : op->len;
+	enum model_path pk = path_of(s, k, op->peer);
+	const struct model_link *lk = &s->p->path[pk];
+	double g = op->kind == OP_READ ? lk->g_read : lk->g_write, done;
+	int pdpu, pnode = model_rank_node(s->mc, op->peer, &pdpu);
+
+	k->t += s->p->o * k->f;
+	s->cpu += s->p->o;
+	if (pk == PATH_SHM && !s->mc->shm_rma) {
+		/* The rma transport copies it at once, with our CPU, through
+		 * the node's memory bus. */
+		double *bus = &s->bus[2 * k->node + k->dpu];
+		double start = later(k->t, *bus);
+
+		*bus = start + (double)len * lk->g_share;
+		k->t = later(k->t + (double)len * g * k->f, *bus) + lk->L;
+		s->cpu += (double)len * g;
+		done = k->t;
+	} else {
+		int rd = op->kind == OP_READ;
+		int src = rd ? pnode : k->node, dst = rd ? k->node : pnode;
+		int toward_dpu = pk == PATH_SHM ? k->dpu : rd ? k->dpu : pdpu;
+
+		done = async_xfer(s, pk, src, dst, toward_dpu, len, g, k->t);
+	}
+	if (op->kind == OP_SIGNAL)
+		land(s, op->peer, r, op->tag, op->count, done);
+	return done;
+}
+
+/* One action of rank r (see the top of the file). */
+static void step(struct sim *s, int r)
+{
+	struct rank *k = &s->rk[r];
+	const struct sched *sc = k->s;
+	double next = INFINITY;
+
+	if (k->rh < k->rt) {
+		size_t i = k->rq[k->rh++];
+
+		k->posted[k->np] = post(s, r, i);
+		k->pid[k->np++] = i;
+		return;
+	}
+	if (k->lh < k->lt) {
+		const struct op *op = &sc->ops[k->lq[k->lh]];
+		double g = op->kind == OP_REDUCE ? s->p->g_reduce : op->kind == OP_COPY ? s->p->g_copy : 0;
+
+		k->t += (double)op->len * g * k->f;
+		s->cpu += (double)op->len * g;
+		complete(k, k->lq[k->lh++]);
+		return;
+	}
+	int took = 0;
+
+	for (size_t q = 0; q < k->fn;) {
+		const struct op *op = &sc->ops[k->fq[q]];
+		double at = arrival(k, op->peer, op->tag, op->count);
+
+		if (!isnan(at) && at <= k->t) {
+			size_t i = k->fq[q];
+
+			k->fq[q] = k->fq[--k->fn];
+			complete(k, i);
+			took = 1;
+			continue;
+		}
+		if (!isnan(at) && at < next)
+			next = at;
+		q++;
+	}
+	if (took)
+		return;
+	if (k->np) {
+		double last = k->t;
+
+		for (size_t j = 0; j < k->np; j++)
+			last = later(last, k->posted[j]);
+		k->t = last;
+		while (k->np)
+			complete(k, k->pid[--k->np]);
+		return;
+	}
+	if (k->fn && isfinite(next))
+		k->t = later(k->t, next + s->p->poll);
+	else if (k->fn)
+		k->blocked = 1;
+}
+
+static void rank_init(struct sim *s, int r, const struct sched *sc, double f)
+{
+	struct rank *k = &s->rk[r];
+	size_t n = sc->n ? sc->n : 1;
+
+	k->s = sc;
+	k->f = f;
+	k->t = sc->n ? s->p->t0 * f : 0;
+	k->node = model_rank_node(s->mc, r, &k->dpu);
+	k->left = xmalloc(n * sizeof(*k->left));
+	k->rq = xmalloc(3 * n * sizeof(*k->rq));
+	k->lq = k->rq + n;
+	k->fq = k->lq + n;
+	k->posted = xmalloc(n * sizeof(*k->posted));
+	k->pid = xmalloc(n * sizeof(*k->pid));
+	for (size_t i = 0; i < sc->n; i++)
+		if ((k->left[i] = (uint32_t)sc->ops[i].ndeps) == 0)
+			enqueue(k, i);
+	s->ops += sc->n;
+}
+
+static void sim_release(struct sim *s)
+{
+	for (int r = 0; r < s->N; r++) {
+		struct rank *k = &s->rk[r];
+
+		for (size_t c = 0; c < k->nch; c++)
+			free(k->ch[c].at);
+		free(k->ch);
+		free(k->left);
+		free(k->rq);
+		free(k->posted);
+		free(k->pid);
+	}
+	free(s->rk);
+	free(s->bus);	/* tx, rx, ptx, prx live in the same block */
+	free(s->heap);
+}
+
+double model_sim_phase(const struct model_params *p, const struct model_machine *mc,
+		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+		       size_t *ops)
+{
+	struct sim s = { .p = p, .mc = mc };
+	int nodes = mc->nodes, stuck = 0;
+	double end = 0;
+
+	s.N = nodes * mc->ppn + mc->W;
+	s.rk = xcalloc((size_t)s.N, sizeof(*s.rk));
+	s.heap = xmalloc((size_t)s.N * sizeof(*s.heap));
+	s.bus = xcalloc(6 * (size_t)nodes, sizeof(double));
+	s.tx = s.bus + 2 * nodes;
+	s.rx = s.tx + nodes;
+	s.ptx = s.rx + nodes;
+	s.prx = s.ptx + nodes;
+	for (int r = 0; r < s.N; r++) {
+		rank_init(&s, r, ref ? &cr[r].ref : &cr[r].off, f ? f[r] : 1);
+		if (s.rk[r].s->n)
+			heap_push(&s, r);
+	}
+	while (s.nheap) {
+		int r = heap_pop(&s);
+
+		step(&s, r);
+		if (!s.rk[r].blocked && s.rk[r].done < s.rk[r].s->n)
+			heap_push(&s, r);
+	}
+	for (int r = 0; r < s.N; r++) {
+		stuck |= s.rk[r].done < s.rk[r].s->n;
+		end = later(end, s.rk[r].t);
+	}
+	if (cpu_us)
+		*cpu_us = s.cpu;
+	if (ops)
+		*ops += s.ops;
+	sim_release(&s);
+	return stuck ? -1 : end;
+}
