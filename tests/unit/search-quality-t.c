@@ -26,7 +26,8 @@
  *     choice) beside the grid's (every layout 3 times, same rule) and
  *     random search's at the same launches, and Kernel Tuner's score. See
  *     FAMILY_* below for what is asserted and why. --heldout scores 24
- *     landscapes of another generator (heldout()), for make bench.
+ *     landscapes of another generator (heldout()), for make bench;
+ *     --decisions runs (a) and (b) alone, --power (b) alone.
  */
 #include "tap.h"
 #include "search.h"
@@ -41,12 +42,11 @@
  * enforces it), mean true regret no worse than the grid's on each
  * landscape and worst no worse than the grid's worst (printed; make bench). */
 /* The family's mean regret may exceed the grid's by this much in the
- * assertion (measured: 0.23-0.24 against the grid's 0.25-0.26); that it
- * is no worse on each landscape is a target of make bench, not asserted
- * (1 of 12 misses it: the search's worst decision chose a layout 2.1
- * points off). */
+ * assertion (measured: 0.24 against the grid's 0.25); that it is no worse
+ * on each landscape is a target of make bench, not asserted (4 of 12
+ * miss it: the worst, landscape 9, chose a layout 2.1 points off). */
 #define FAMILY_N 12
-#define FAMILY_SLACK 0.25
+#define FAMILY_SLACK 0.05
 
 struct rng {
 	uint64_t s;
@@ -158,13 +158,16 @@ static void line8(struct land *ld, uint64_t seed, double level, long hot, double
 
 /* The A/A and power replays: at most 4 launches per configuration (the
  * issue's target), i.e. a budget of 32 launches for 8 layouts. Power is
- * asserted at what the search reaches with a margin (measured: 116-135 of
- * 200 across this session's versions); the target, 80%, is not met at 4
- * launches per configuration: 7 rivals 5% below need about 3 launches
- * each to be shown worse at CV 2.5% through Gupta's subset, which leaves
- * the leader too few (search-quality.sh prints both). */
+ * asserted at what the search reaches, less a margin (measured: 125 of
+ * 200; 116 before the drift check left each configuration's first launch
+ * out, which this floor fails); the target, 80%, is not met at 4 launches
+ * per configuration: 7 rivals 5% below need about 3 launches each to be
+ * shown worse at CV 2.5% through Gupta's subset, which leaves the leader
+ * too few, and the model's checks (each at 5%) send 1 replay in 8 to the
+ * rank rule, which cannot decide on 4 launches (search-quality.sh prints
+ * both). */
 #define AA_BUDGET 32
-#define POWER_MIN 100
+#define POWER_MIN 120
 
 /* How the A/A line is made wrong for the pooled model. */
 enum aa_kind { AA_PLAIN, AA_HETERO, AA_TAILS, AA_DRIFT, AA_SHIFT };
@@ -511,6 +514,12 @@ int main(int argc, char **argv)
 		plan(1);
 		worse = test_family("held-out", heldout, 24, 0, &cost, &m, &gm);
 		ok(cost <= 0.15 + 1e-9, "held-out: default search within 0.15 of the grid (%.3f)", cost);
+		return done_testing();
+	}
+	if (argc > 1 && !strcmp(argv[1], "--power")) {
+		/* The power replays alone (a quick check of the racing). */
+		plan(2);
+		test_power();
 		return done_testing();
 	}
 	plan(argc > 1 && !strcmp(argv[1], "--decisions") ? 7 : 9);

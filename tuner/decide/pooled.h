@@ -26,7 +26,9 @@
  *     heavy tails: more than POOLED_OUTLIER_FRAC of the launches flagged;
  *     drift: a Mann-Kendall trend test of each configuration's launches in
  *       the order they were made, stratified (S summed over the
- *       configurations, its null variance too), normal approximation.
+ *       configurations, its null variance too), normal approximation;
+ *       each configuration's first launch left out (the one a search
+ *       selected it on: regression to the mean after it is no drift).
  * - Many-to-one critical values (Dunnett 1955): for m comparisons with a
  *   control whose statistics T_i = (ybar_i - ybar_c) / (s sqrt(1/n_i +
  *   1/n_c)) have the product correlation lambda_i lambda_j, lambda_i =
