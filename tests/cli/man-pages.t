@@ -91,7 +91,7 @@ else
 fi
 
 # Every key that tuner/plan/spec.c accepts, as ".It Ic KEY" in sweetspot.cfg(5).
-keys=$(awk '/_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' "$ROOT/tuner/spec.c" |
+keys=$(awk '/_keys\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' "$ROOT/tuner/plan/spec.c" |
 	grep -o '"[a-z_]*"' | tr -d '"' | sort -u)
 missing=
 n=0
