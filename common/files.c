@@ -2,7 +2,7 @@
  * common/files.c: folders, trees and atomic writes (see files.h). Paths are
  * handed to system calls directly; nothing here runs a shell.
  */
-#define _XOPEN_SOURCE 700	/* nftw */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "files.h"
 #include "error.h"
 #include "xalloc.h"

@@ -22,12 +22,12 @@ struct range {
 
 /* An item "a[1-2]b[3,5]c" as literal text and bracket sets, alternating. */
 struct segment {
-	const char *text;	/* literal (points into the item), or NULL */
+	const char *text; /* literal (points into the item), or NULL */
 	size_t len;
-	struct range *r;	/* a bracket's ranges, or NULL for literal text */
+	struct range *r; /* a bracket's ranges, or NULL for literal text */
 	size_t nr;
-	unsigned long count;	/* names this bracket gives */
-	size_t maxlen;		/* bytes of its longest output */
+	unsigned long count; /* names this bracket gives */
+	size_t maxlen;	     /* bytes of its longest output */
 };
 
 /* One item of a hostlist, parsed: its segments and the names it gives. */
@@ -35,7 +35,7 @@ struct item {
 	struct segment *seg;
 	size_t nseg;
 	unsigned long names;
-	size_t maxlen;		/* bytes of its longest name */
+	size_t maxlen; /* bytes of its longest name */
 };
 
 int hostname_check(const char *name, char *err, size_t errlen)
@@ -48,21 +48,25 @@ int hostname_check(const char *name, char *err, size_t errlen)
 		return -1;
 	}
 	if (len > HOSTNAME_MAX) {
-		snprintf(err, errlen, "host name '%.40s...' is longer than %d characters", name, HOSTNAME_MAX);
+		snprintf(err, errlen, "host name '%.40s...' is longer than %d characters", name,
+			 HOSTNAME_MAX);
 		return -1;
 	}
-	for (p = name; ; p++) {
+	for (p = name;; p++) {
 		if (*p == '.' || !*p) {
 			if (!label) {
 				snprintf(err, errlen, "host name '%s' has an empty label", name);
 				return -1;
 			}
 			if (label > 63) {
-				snprintf(err, errlen, "host name '%s' has a label longer than 63 characters", name);
+				snprintf(err, errlen,
+					 "host name '%s' has a label longer than 63 characters",
+					 name);
 				return -1;
 			}
 			if (p[-1] == '-') {
-				snprintf(err, errlen, "host name '%s': a label ends with '-'", name);
+				snprintf(err, errlen, "host name '%s': a label ends with '-'",
+					 name);
 				return -1;
 			}
 			if (!*p)
@@ -72,10 +76,13 @@ int hostname_check(const char *name, char *err, size_t errlen)
 		}
 		if (!isalnum((unsigned char)*p) && *p != '-') {
 			if (isprint((unsigned char)*p))
-				snprintf(err, errlen, "host name '%s' has '%c', which a host name cannot have",
+				snprintf(err, errlen,
+					 "host name '%s' has '%c', which a host name cannot have",
 					 name, *p);
 			else
-				snprintf(err, errlen, "host name has the byte 0x%02x, which a host name cannot have",
+				snprintf(err, errlen,
+					 "host name has the byte 0x%02x, which a host name cannot "
+					 "have",
 					 (unsigned char)*p);
 			return -1;
 		}
@@ -88,8 +95,8 @@ int hostname_check(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_number(const char *s, size_t len, unsigned long *v, const char *item,
-			char *err, size_t errlen)
+static int parse_number(const char *s, size_t len, unsigned long *v, const char *item, char *err,
+			size_t errlen)
 {
 	*v = 0;
 	if (!len || len > 9) {
@@ -99,8 +106,9 @@ static int parse_number(const char *s, size_t len, unsigned long *v, const char 
 	}
 	for (size_t i = 0; i < len; i++) {
 		if (!isdigit((unsigned char)s[i])) {
-			snprintf(err, errlen, "hostlist '%s': '%.*s' is not a number or a range LO-HI",
-				 item, (int)len, s);
+			snprintf(err, errlen,
+				 "hostlist '%s': '%.*s' is not a number or a range LO-HI", item,
+				 (int)len, s);
 			return -1;
 		}
 		*v = *v * 10 + (unsigned long)(s[i] - '0');
@@ -109,12 +117,13 @@ static int parse_number(const char *s, size_t len, unsigned long *v, const char 
 }
 
 /* A hostlist over a limit may be huge: messages show its first bytes. */
-#define SHOWN 64
+#define SHOWN	      64
 #define SHOWN_ARGS(s) SHOWN, (s), strlen(s) > SHOWN ? "..." : ""
 
 static int too_many(const char *item, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "hostlist '%.*s%s' expands to more than %d names, the limit per hostlist",
+	snprintf(err, errlen,
+		 "hostlist '%.*s%s' expands to more than %d names, the limit per hostlist",
 		 SHOWN_ARGS(item), HOSTLIST_MAX);
 	return -1;
 }
@@ -131,8 +140,8 @@ static size_t range_digits(const struct range *r)
 
 /* Parses the inside of one bracket, "1-3,07" (len bytes at s). Each range
  * gives one name at least, so the names' limit bounds the ranges too. */
-static int parse_bracket(const char *s, size_t len, struct segment *seg,
-			 const char *item, char *err, size_t errlen)
+static int parse_bracket(const char *s, size_t len, struct segment *seg, const char *item,
+			 char *err, size_t errlen)
 {
 	const char *p = s, *end = s + len;
 	size_t cap = 0;
@@ -151,13 +160,17 @@ static int parse_bracket(const char *s, size_t len, struct segment *seg,
 		if (parse_number(p, (size_t)((dash ? dash : stop) - p), &r.lo, item, err, errlen))
 			return -1;
 		r.hi = r.lo;
-		if (dash && parse_number(dash + 1, (size_t)(stop - dash - 1), &r.hi, item, err, errlen))
+		if (dash &&
+		    parse_number(dash + 1, (size_t)(stop - dash - 1), &r.hi, item, err, errlen))
 			return -1;
 		if (r.hi < r.lo) {
-			snprintf(err, errlen, "hostlist '%s': range %lu-%lu runs backwards", item, r.lo, r.hi);
+			snprintf(err, errlen, "hostlist '%s': range %lu-%lu runs backwards", item,
+				 r.lo, r.hi);
 			return -1;
 		}
-		r.width = *p == '0' && (dash ? dash : stop) - p > 1 ? (int)((dash ? dash : stop) - p) : 0;
+		r.width = *p == '0' && (dash ? dash : stop) - p > 1 ?
+				  (int)((dash ? dash : stop) - p) :
+				  0;
 		/* Counted before it is kept: a huge range costs nothing. */
 		seg->count += r.hi - r.lo + 1;
 		if (seg->count > HOSTLIST_MAX)
@@ -221,7 +234,9 @@ static int parse_item(const char *item, struct item *it, char *err, size_t errle
 			return -1;
 		}
 		if (++brackets > HOSTLIST_MAX_BRACKETS) {
-			snprintf(err, errlen, "hostlist '%.*s%s' has more than %d brackets in one name, the limit",
+			snprintf(err, errlen,
+				 "hostlist '%.*s%s' has more than %d brackets in one name, the "
+				 "limit",
 				 SHOWN_ARGS(item), HOSTLIST_MAX_BRACKETS);
 			return -1;
 		}
@@ -237,7 +252,8 @@ static int parse_item(const char *item, struct item *it, char *err, size_t errle
 		p = close + 1;
 	}
 	if (it->maxlen > HOSTNAME_MAX) {
-		snprintf(err, errlen, "hostlist '%.*s%s' makes names longer than %d characters, the limit",
+		snprintf(err, errlen,
+			 "hostlist '%.*s%s' makes names longer than %d characters, the limit",
 			 SHOWN_ARGS(item), HOSTNAME_MAX);
 		return -1;
 	}
@@ -412,11 +428,11 @@ int hostlist_count(const char *s, size_t *n, char *err, size_t errlen)
  * HOSTLIST_SUFFIX) with text after them has digits 0 and stands alone. */
 struct name_parts {
 	const char *name;
-	size_t plen;		/* prefix: name[0..plen) */
-	const char *suffix;	/* after the number: holds no digit */
+	size_t plen;	    /* prefix: name[0..plen) */
+	const char *suffix; /* after the number: holds no digit */
 	unsigned long num;
 	int digits;
-	int width;		/* zero-padded width, or 0 when not padded */
+	int width; /* zero-padded width, or 0 when not padded */
 };
 
 static int is_digit(char c)
@@ -507,10 +523,11 @@ char *hostlist_compress(const char *const *names, size_t n, unsigned flags)
 				hi = q.num;
 			}
 			if (hi > lo)
-				snprintf(num, sizeof(num), "%s%0*lu-%0*lu", ranges ? "," : "", first.width,
-					 lo, first.width, hi);
+				snprintf(num, sizeof(num), "%s%0*lu-%0*lu", ranges ? "," : "",
+					 first.width, lo, first.width, hi);
 			else
-				snprintf(num, sizeof(num), "%s%0*lu", ranges ? "," : "", first.width, lo);
+				snprintf(num, sizeof(num), "%s%0*lu", ranges ? "," : "",
+					 first.width, lo);
 			append(&buf, &len, &cap, num, strlen(num));
 			ranges++;
 			if (i == n)

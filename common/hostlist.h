@@ -18,14 +18,14 @@
  * Names per hostlist: 2^20. The largest machines have 10^5 nodes (Fugaku
  * 158,976) and with a DPU beside each a step names twice that; 2^20 short
  * names take some 40 MB as a strvec. */
-#define HOSTLIST_MAX 1048576
+#define HOSTLIST_MAX	      1048576
 /* Brackets in one name ("rack[1-2]n[01-04]" has 2): Slurm's own hostlists
  * have at most 5 dimensions. Ranges per bracket need no limit of their own:
  * each gives one name at least. */
 #define HOSTLIST_MAX_BRACKETS 8
 /* Bytes of one host name (RFC 1123), checked on the longest name an item
  * can make before it makes any. */
-#define HOSTNAME_MAX 253
+#define HOSTNAME_MAX	      253
 
 /* Appends the names "s" expands to, in order, to out. Each bracket holds
  * comma-separated numbers or LO-HI ranges; a leading zero in LO pads every

@@ -13,8 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
-	       char *err, size_t errlen)
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)
 {
 	char *end;
 	unsigned long long v;
@@ -30,8 +29,7 @@ int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
 		return -1;
 	}
 	if (v < min || v > max) {
-		snprintf(err, errlen, "%s is out of range [%" PRIu64 ", %" PRIu64 "]",
-			 s, min, max);
+		snprintf(err, errlen, "%s is out of range [%" PRIu64 ", %" PRIu64 "]", s, min, max);
 		return -1;
 	}
 	*out = v;
@@ -59,8 +57,10 @@ int parse_budget(const char *s, unsigned *n, double *frac, char *err, size_t err
 		return 0;
 	}
 	if (parse_uint(s, 1, 100000000, &v, err, errlen)) {
-		snprintf(err, errlen, "'%s' is neither a number of launches in [1, 100000000] "
-			 "nor a percentage of the grid such as 15%%", s ? s : "");
+		snprintf(err, errlen,
+			 "'%s' is neither a number of launches in [1, 100000000] "
+			 "nor a percentage of the grid such as 15%%",
+			 s ? s : "");
 		return -1;
 	}
 	*n = (unsigned)v;
@@ -108,8 +108,7 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-static int push_size(uint64_t v, uint64_t *out, size_t max, size_t *n,
-		     char *err, size_t errlen)
+static int push_size(uint64_t v, uint64_t *out, size_t max, size_t *n, char *err, size_t errlen)
 {
 	if (*n >= max) {
 		snprintf(err, errlen, "too many sizes (at most %zu)", max);
@@ -119,8 +118,8 @@ static int push_size(uint64_t v, uint64_t *out, size_t max, size_t *n,
 	return 0;
 }
 
-int parse_sizes(const char *s, int pow2, uint64_t *out, size_t max, size_t *n,
-		char *err, size_t errlen)
+int parse_sizes(const char *s, int pow2, uint64_t *out, size_t max, size_t *n, char *err,
+		size_t errlen)
 {
 	char buf[256], *colon, *tok, *save;
 	uint64_t lo, hi;

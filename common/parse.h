@@ -22,8 +22,7 @@ int parse_same_str(const char *a, const char *b);
 int parse_budget(const char *s, unsigned *n, double *frac, char *err, size_t errlen);
 
 /* An unsigned integer in [min, max], decimal only, no sign, no suffix. */
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out,
-	       char *err, size_t errlen);
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
 
 /* A byte count with an optional binary suffix K, M or G (also KiB, MiB, GiB;
  * case-insensitive): "4096", "256K", "1M". Must be >= 1. */
@@ -33,8 +32,8 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
  * the last, both powers of two, first <= last) of sizes. When pow2 is set,
  * every size of a list must be a power of two too. Stores up to max values
  * in out[] and their count in *n. */
-int parse_sizes(const char *s, int pow2, uint64_t *out, size_t max, size_t *n,
-		char *err, size_t errlen);
+int parse_sizes(const char *s, int pow2, uint64_t *out, size_t max, size_t *n, char *err,
+		size_t errlen);
 
 /* Writes a size for people: 1048576 -> "1M", 3000 -> "3000". */
 const char *format_size(uint64_t bytes, char *buf, size_t len);

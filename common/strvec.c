@@ -69,7 +69,8 @@ static int needs_quoting(const char *w)
 		return 1;
 	for (; *w; w++)
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789-_./=:,+@%", *w))
+			    "0123456789-_./=:,+@%",
+			    *w))
 			return 1;
 	return 0;
 }

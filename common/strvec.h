@@ -10,12 +10,15 @@
 #include "xalloc.h"
 
 struct strvec {
-	char **v;	/* v[nr] == NULL; owned, like every v[i] */
+	char **v; /* v[nr] == NULL; owned, like every v[i] */
 	size_t nr;
 	size_t alloc;
 };
 
-#define STRVEC_INIT { NULL, 0, 0 }
+#define STRVEC_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 void strvec_init(struct strvec *sv);
 /* Copies s. Aborts on out of memory, as every allocation here does. */

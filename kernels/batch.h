@@ -15,7 +15,7 @@
  * (an empty message) from growing the batch for ever. */
 #define BATCH_MAX_CALLS (1L << 24)
 /* Timed batches at least: the figure is their median. */
-#define BATCH_MIN 5
+#define BATCH_MIN	5
 
 /* One call of the collective being timed: MPI_SUCCESS or an MPI error. */
 typedef int (*batch_call_fn)(const void *ctx);
@@ -27,8 +27,8 @@ struct batch_opts {
 	batch_call_fn call;
 	const void *ctx;
 	batch_barrier_fn barrier;
-	int warmup;		/* untimed calls first */
-	int min_calls;		/* timed calls in all, at least */
+	int warmup;    /* untimed calls first */
+	int min_calls; /* timed calls in all, at least */
 	int batch_ms;
 };
 
@@ -37,7 +37,7 @@ struct batch_opts {
  * over every batch. */
 struct batch_time {
 	double avg, median, rank_min, rank_max;
-	long calls, batches;	/* calls per batch, batches */
+	long calls, batches; /* calls per batch, batches */
 };
 
 /* Every rank of o->comm calls it together. MPI_SUCCESS, or the first

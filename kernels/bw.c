@@ -52,7 +52,8 @@ int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_
 	if (rank == 1) {
 		if (t->ops->sync(t))
 			return -1;
-		check_blocks(t->base, NULL, &(struct expect){ &(struct block){ 0, m, 0, 0 }, 1, 1 }, seq, &bad, &src);
+		check_blocks(t->base, NULL, &(struct expect){ &(struct block){ 0, m, 0, 0 }, 1, 1 },
+			     seq, &bad, &src);
 	}
 	combine_validation(world, bad, src, "bw", pr);
 	*us = elapsed * 1e6 / o->iterations;
@@ -60,8 +61,8 @@ int bw_measure(struct transport *t, MPI_Comm world, const struct kopts *o, size_
 	return 0;
 }
 
-int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
-	    struct runinfo *ri, FILE *out)
+int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport, struct runinfo *ri,
+	    FILE *out)
 {
 	struct transport *t = transport_new(transport);
 	size_t m = o->sizes[0];
@@ -78,11 +79,14 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 		abort();
 	if (rank < 2)
 		talks[1 - rank] = 1;
-	cfg = (struct transport_cfg){ .bytes = m, .talks = talks, .device = o->device,
-				      .ib_port = o->ib_port, .gid_index = o->gid_index,
+	cfg = (struct transport_cfg){ .bytes = m,
+				      .talks = talks,
+				      .device = o->device,
+				      .ib_port = o->ib_port,
+				      .gid_index = o->gid_index,
 				      .fault = getenv("SWEETSPOT_FAULT") };
 	if ((ret = t->ops->init(t, &cfg, world)) != 0) {
-		ret = ret == -2 ? -2 : -1;	/* -2: bad input, all ranks agree */
+		ret = ret == -2 ? -2 : -1; /* -2: bad input, all ranks agree */
 		goto out;
 	}
 	ret = -1;
@@ -95,13 +99,14 @@ int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
 		kout_json_string(out, transport);
 		fprintf(out, ",\"device\":");
 		kout_json_string(out, ri->device);
-		fprintf(out, ",\"bytes\":%zu,\"iterations\":%d,\"warmup\":%d,\"burst\":%d,"
-			"\"us_per_write\":%.3f,\"bytes_per_s\":%.0f,\"valid\":%s}\n", m, o->iterations,
-			o->warmup, o->burst, us,
-			m / (us * 1e-6), pr.valid ? "true" : "false");
+		fprintf(out,
+			",\"bytes\":%zu,\"iterations\":%d,\"warmup\":%d,\"burst\":%d,"
+			"\"us_per_write\":%.3f,\"bytes_per_s\":%.0f,\"valid\":%s}\n",
+			m, o->iterations, o->warmup, o->burst, us, m / (us * 1e-6),
+			pr.valid ? "true" : "false");
 		fflush(out);
-		fprintf(stderr, "# %s write %zu B rank 0 -> 1: %.2f us, %.1f MB/s%s\n", transport, m,
-			us, m / us, pr.valid ? "" : " INVALID");
+		fprintf(stderr, "# %s write %zu B rank 0 -> 1: %.2f us, %.1f MB/s%s\n", transport,
+			m, us, m / us, pr.valid ? "" : " INVALID");
 	}
 	ret = t->ops->fini(t) ? -1 : !pr.valid;
 out:

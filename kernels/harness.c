@@ -105,8 +105,8 @@ void compute_calibrate(struct kctx *k)
 	nb_barrier(k->world);
 }
 
-void check_blocks(const void *base, const struct coll_geom *g, const struct expect *e,
-		  uint64_t seq, long long *off, int *src)
+void check_blocks(const void *base, const struct coll_geom *g, const struct expect *e, uint64_t seq,
+		  long long *off, int *src)
 {
 	*off = -1;
 	*src = -1;
@@ -165,8 +165,9 @@ enum { Q_REMOTE, Q_LOCAL, Q_FLAG };
 static void enqueue(struct sched_run *x, const struct sched *p, size_t i)
 {
 	enum op_kind kd = p->ops[i].kind;
-	int q = kd == OP_READ || kd == OP_WRITE || kd == OP_SIGNAL ? Q_REMOTE
-		: kd == OP_WAIT_FLAG ? Q_FLAG : Q_LOCAL;
+	int q = kd == OP_READ || kd == OP_WRITE || kd == OP_SIGNAL ? Q_REMOTE :
+		kd == OP_WAIT_FLAG				   ? Q_FLAG :
+								     Q_LOCAL;
 
 	x->queue[q * x->cap + x->tail[q]++] = i;
 }
@@ -195,7 +196,8 @@ static int post_remote(struct kctx *k, const struct coll_geom *g, const struct s
 
 		memcpy(base + out, &stamp, 8);
 		x->posted[x->nposted++] = i;
-		return t->ops->write(t, op->peer, out, SCHED_FLAG_IN(g->F, k->size, op->tag, k->rank), 8);
+		return t->ops->write(t, op->peer, out,
+				     SCHED_FLAG_IN(g->F, k->size, op->tag, k->rank), 8);
 	}
 	if (op->kind == OP_READ) {
 		x->posted[x->nposted++] = i;
@@ -222,7 +224,8 @@ static void run_local(const struct coll_geom *g, char *base, const struct op *op
 	if (op->kind == OP_COPY)
 		memcpy(base + op->roff, base + op->loff, op->len);
 	else if (op->kind == OP_REDUCE)
-		reduce_apply(g->dt, g->op, base + op->roff, base + op->loff, op->len / dtype_size(g->dt));
+		reduce_apply(g->dt, g->op, base + op->roff, base + op->loff,
+			     op->len / dtype_size(g->dt));
 }
 
 /* Takes the flag waits that are satisfied; the number taken. */
@@ -237,8 +240,10 @@ static int check_flags(struct kctx *k, const struct coll_geom *g, const struct s
 	for (size_t q = x->head[Q_FLAG]; q < x->tail[Q_FLAG]; q++) {
 		size_t i = x->queue[Q_FLAG * x->cap + q];
 		const struct op *op = &p->ops[i];
-		const volatile uint64_t *f = (const volatile uint64_t *)(const void *)
-			(base + SCHED_FLAG_IN(g->F, k->size, op->tag, op->peer));
+		const volatile uint64_t *f =
+			(const volatile uint64_t *)(const void *)(base +
+								  SCHED_FLAG_IN(g->F, k->size,
+										op->tag, op->peer));
 		uint64_t v1 = *f, v2 = *f;
 
 		/* Two equal loads: never a value torn by a write landing. */
@@ -312,7 +317,9 @@ static int sched_run_until(struct kctx *k, const struct coll_geom *g, const stru
 		} else if (x->head[Q_FLAG] < x->tail[Q_FLAG]) {
 			flag_backoff(k, round++, &nap);
 		} else {
-			fprintf(stderr, "sweetspot-kernel: rank %d: schedule stuck after %zu of %zu operations\n",
+			fprintf(stderr,
+				"sweetspot-kernel: rank %d: schedule stuck after %zu of %zu "
+				"operations\n",
 				k->rank, x->done, p->n);
 			return -1;
 		}
@@ -365,9 +372,11 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 		if (data) {
 			if (cr->is_source) {
 				if (coll_is_reduction(g->coll))
-					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank, k->seq);
+					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank,
+						    k->seq);
 				else
-					pattern_fill(k->t->base, coll_send_bytes(g), k->rank, k->seq);
+					pattern_fill(k->t->base, coll_send_bytes(g), k->rank,
+						     k->seq);
 				if (k->t->ops->sync(k->t))
 					return -1;
 			}
@@ -385,13 +394,15 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 				compute_run(units);
 			break;
 		case PH_COMM:
-			rc = host ? host_offloaded(k, g, cr, x, 0) : sched_exec(k, g, &cr->off, x, 0);
+			rc = host ? host_offloaded(k, g, cr, x, 0) :
+				    sched_exec(k, g, &cr->off, x, 0);
 			break;
 		case PH_TOTAL:
 			if (host)
 				rc = host_offloaded(k, g, cr, x, units);
 			else
-				rc = sched_exec(k, g, &cr->off, x, k->rank == corrupt_rank && i == n - 1);
+				rc = sched_exec(k, g, &cr->off, x,
+						k->rank == corrupt_rank && i == n - 1);
 			break;
 		}
 		t1 = MPI_Wtime();
@@ -408,7 +419,9 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 			return -1;
 		check_blocks(k->t->base, g, &cr->exp, k->seq, &bad, &src);
 		if (bad >= 0)
-			fprintf(stderr, "sweetspot-kernel: rank %d: %s %s %zu B, %s phase: wrong byte at offset %lld of the result (block of rank %d)\n",
+			fprintf(stderr,
+				"sweetspot-kernel: rank %d: %s %s %zu B, %s phase: wrong byte at "
+				"offset %lld of the result (block of rank %d)\n",
 				k->rank, coll_names[g->coll], alg_names[g->alg], g->m,
 				phase_names[ph], bad, src);
 		combine_validation(k->world, bad, src, phase_names[ph], res);
@@ -422,7 +435,8 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
  * rests on the reduced times only, the same on every rank (workers, with
  * no units, must run as many phases as the hosts). */
 static int fit_compute(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
-		       struct sched_run *x, double *times, struct point_result *res, uint64_t *units)
+		       struct sched_run *x, double *times, struct point_result *res,
+		       uint64_t *units)
 {
 	struct tstats st;
 
@@ -446,16 +460,18 @@ static int fit_compute(struct kctx *k, const struct coll_geom *g, const struct c
  * and the fit redone, up to CALIB_RETRIES times. */
 #define CALIB_RETRIES 3
 static int calibrate_point(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
-			   struct sched_run *x, double *times, struct point_result *res, uint64_t *units)
+			   struct sched_run *x, double *times, struct point_result *res,
+			   uint64_t *units)
 {
 	for (int retry = 0;; retry++) {
 		*units = (uint64_t)(res->ref_med * k->units_per_us + 0.5);
 		if (fit_compute(k, g, cr, x, times, res, units))
 			return -1;
-		res->calib_error = res->ref_med > 0
-			? (res->compute_med > res->ref_med ? res->compute_med - res->ref_med
-							   : res->ref_med - res->compute_med) / res->ref_med
-			: 0;
+		res->calib_error = res->ref_med > 0 ? (res->compute_med > res->ref_med ?
+							       res->compute_med - res->ref_med :
+							       res->ref_med - res->compute_med) /
+							      res->ref_med :
+						      0;
 		/* Decided on the figure the record carries (4 decimals), so a
 		 * record always agrees with itself: 0.00003 is written 0.0000
 		 * and must then count as calibrated at tolerance 0. */
@@ -483,8 +499,8 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	res->bad_rank = res->bad_src = -1;
 	res->bad_offset = -1;
 	if (coll_build(g, k->rank, &cr)) {
-		fprintf(stderr, "sweetspot-kernel: rank %d: cannot build %s %s\n",
-			k->rank, coll_names[g->coll], alg_names[g->alg]);
+		fprintf(stderr, "sweetspot-kernel: rank %d: cannot build %s %s\n", k->rank,
+			coll_names[g->coll], alg_names[g->alg]);
 		return -1;
 	}
 	if (k->fault_pending) {

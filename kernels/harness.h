@@ -23,35 +23,35 @@
 struct kctx {
 	const struct kopts *o;
 	MPI_Comm world;
-	MPI_Comm wcomm;		/* the workers among themselves; NULL on hosts */
+	MPI_Comm wcomm; /* the workers among themselves; NULL on hosts */
 	int rank, size, H, W;
 	struct transport *t;
-	double units_per_us;	/* dummy compute rate of this rank */
-	uint64_t seq;		/* iteration number for the data pattern */
-	int fault_pending;	/* SWEETSPOT_FAULT=flip-byte not done yet */
+	double units_per_us; /* dummy compute rate of this rank */
+	uint64_t seq;	     /* iteration number for the data pattern */
+	int fault_pending;   /* SWEETSPOT_FAULT=flip-byte not done yet */
 };
 
 struct point_result {
-	double ref_us, comm_us, compute_us;	/* means over iterations */
+	double ref_us, comm_us, compute_us; /* means over iterations */
 	/* The launch-level sample: medians over iterations of the max-over-ranks
 	 * times (the total's is total.median). */
 	double ref_med, comm_med, compute_med;
-	double calib_error;	/* |compute_med - ref_med| / ref_med */
-	int calibrated;		/* calib_error within --calib-tolerance */
-	int recalibrations;	/* how often the rate was measured again */
+	double calib_error; /* |compute_med - ref_med| / ref_med */
+	int calibrated;	    /* calib_error within --calib-tolerance */
+	int recalibrations; /* how often the rate was measured again */
 	struct tstats total;
 	int valid;
-	int bad_rank, bad_src;	/* where validation first failed */
-	long long bad_offset;	/* byte offset in bad_rank's result */
+	int bad_rank, bad_src; /* where validation first failed */
+	long long bad_offset;  /* byte offset in bad_rank's result */
 	const char *bad_phase;
 };
 
 /* The executor's state for one schedule, allocated once per point. */
 struct sched_run {
-	uint32_t *left;		/* per op: dependencies not yet complete */
-	size_t *queue;		/* three queues of cap entries (ready ops) */
+	uint32_t *left; /* per op: dependencies not yet complete */
+	size_t *queue;	/* three queues of cap entries (ready ops) */
 	size_t head[3], tail[3];
-	size_t *posted;		/* remote ops posted since the last wait */
+	size_t *posted; /* remote ops posted since the last wait */
 	size_t nposted, done, cap;
 };
 
@@ -77,8 +77,8 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 /* Checks our blocks against (src, seq), reduced blocks against g's
  * reduction (g may be NULL when there are none); the first bad byte in
  * *off, its source in *src (-1: a reduced block). */
-void check_blocks(const void *base, const struct coll_geom *g, const struct expect *e,
-		  uint64_t seq, long long *off, int *src);
+void check_blocks(const void *base, const struct coll_geom *g, const struct expect *e, uint64_t seq,
+		  long long *off, int *src);
 
 /* Combines every rank's first bad offset: res->valid and where it failed,
  * the same on every rank. */

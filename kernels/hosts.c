@@ -30,7 +30,8 @@ static const char *local_name(char *buf, size_t len)
 
 int hosts_gather(MPI_Comm comm, struct hostinfo *hi)
 {
-	static const char *const sources[] = { "SLURMD_NODENAME", "SWEETSPOT_HOSTNAME", "gethostname" };
+	static const char *const sources[] = { "SLURMD_NODENAME", "SWEETSPOT_HOSTNAME",
+					       "gethostname" };
 	char mine[HOST_NAME_LEN], *all;
 	const char *src;
 	int size, srcidx;
@@ -41,7 +42,8 @@ int hosts_gather(MPI_Comm comm, struct hostinfo *hi)
 	MPI_Comm_size(comm, &size);
 	all = xmalloc((size_t)size * HOST_NAME_LEN);
 	hi->names = xcalloc((size_t)size, sizeof(*hi->names));
-	if (MPI_Allgather(mine, HOST_NAME_LEN, MPI_CHAR, all, HOST_NAME_LEN, MPI_CHAR, comm) != MPI_SUCCESS) {
+	if (MPI_Allgather(mine, HOST_NAME_LEN, MPI_CHAR, all, HOST_NAME_LEN, MPI_CHAR, comm) !=
+	    MPI_SUCCESS) {
 		free(all);
 		return -1;
 	}

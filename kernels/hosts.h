@@ -11,9 +11,9 @@
 #define HOST_NAME_LEN 256
 
 struct hostinfo {
-	char **names;		/* names[r] for every rank; owned */
+	char **names; /* names[r] for every rank; owned */
 	int size;
-	const char *source;	/* rank 0's source: "SLURMD_NODENAME" | ... */
+	const char *source; /* rank 0's source: "SLURMD_NODENAME" | ... */
 };
 
 /* Collective over comm: every rank's name to every rank. 0 or -1. */

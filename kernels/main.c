@@ -17,9 +17,8 @@
  * only that rank prints --help and --version. */
 static int env_rank(void)
 {
-	static const char *const vars[] = {
-		"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", NULL
-	};
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID", NULL };
 
 	for (int i = 0; vars[i]; i++) {
 		const char *v = getenv(vars[i]);
@@ -60,7 +59,8 @@ static const char *transport_precheck(const struct kopts *o, int *verbs_here)
 	if (strcmp(o->transport, "verbs"))
 		return NULL;
 	if (!*verbs_here)
-		return "--transport verbs: no RDMA device with an active port here (try --transport rma)";
+		return "--transport verbs: no RDMA device with an active port here (try "
+		       "--transport rma)";
 	if (!transport_registered("verbs"))
 		return "--transport verbs: this build has no verbs backend";
 	return NULL;
@@ -99,11 +99,16 @@ static void pick_transport(const struct kopts *o, int verbs_here, char *buf, siz
 }
 
 /* Runs the mode of o; its return value (see modes.h). */
-static int run_mode(const struct kopts *o, const char *transport, struct hostinfo *hi,
-		    int size, FILE *out)
+static int run_mode(const struct kopts *o, const char *transport, struct hostinfo *hi, int size,
+		    FILE *out)
 {
-	struct runinfo ri = { .o = o, .size = size, .H = size, .W = 0, .hi = hi,
-			      .transport = o->mode == MODE_MPI ? "mpi" : transport, .device = "" };
+	struct runinfo ri = { .o = o,
+			      .size = size,
+			      .H = size,
+			      .W = 0,
+			      .hi = hi,
+			      .transport = o->mode == MODE_MPI ? "mpi" : transport,
+			      .device = "" };
 	int most = 0;
 
 	if (o->mode == MODE_OFFLOAD) {
@@ -172,7 +177,8 @@ int main(int argc, char **argv)
 	if (ret < 0)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	if (out && (fflush(out) || ferror(out))) {
-		fprintf(stderr, "sweetspot-kernel: writing %s failed\n", o.output ? o.output : "stdout");
+		fprintf(stderr, "sweetspot-kernel: writing %s failed\n",
+			o.output ? o.output : "stdout");
 		ret = 1;
 	}
 	if (out && out != stdout)

@@ -15,16 +15,16 @@
 #include "output.h"
 
 /* The offloaded DPU-Bench kernels (harness.h) over transport name. */
-int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
-		 struct runinfo *ri, FILE *out);
+int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport, struct runinfo *ri,
+		 FILE *out);
 
 /* The host-only baseline: MPI_Bcast / Gather / Allgather / Reduce / Allreduce, every rank
  * a host, under whatever algorithm the MPI library picks (or is told). */
 int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *out);
 
 /* The transport's write bandwidth from rank 0 to rank 1, first size. */
-int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport,
-	    struct runinfo *ri, FILE *out);
+int mode_bw(MPI_Comm world, const struct kopts *o, const char *transport, struct runinfo *ri,
+	    FILE *out);
 
 /* The transport's write bandwidth from rank 0 to rank 1 over t (set up,
  * with m bytes at offset 0 of both regions): *us per write of m bytes, the

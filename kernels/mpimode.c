@@ -50,28 +50,44 @@ static MPI_Datatype mpi_dtype(enum dtype dt)
 	/* A switch, not a table: Open MPI's handles are addresses of globals,
 	 * not constants a static initializer may hold. */
 	switch (dt) {
-	case DT_INT32: return MPI_INT32_T;
-	case DT_INT64: return MPI_INT64_T;
-	case DT_UINT32: return MPI_UINT32_T;
-	case DT_UINT64: return MPI_UINT64_T;
-	case DT_FLOAT: return MPI_FLOAT;
-	default: return MPI_DOUBLE;
+	case DT_INT32:
+		return MPI_INT32_T;
+	case DT_INT64:
+		return MPI_INT64_T;
+	case DT_UINT32:
+		return MPI_UINT32_T;
+	case DT_UINT64:
+		return MPI_UINT64_T;
+	case DT_FLOAT:
+		return MPI_FLOAT;
+	default:
+		return MPI_DOUBLE;
 	}
 }
 
 static MPI_Op mpi_op(enum redop op)
 {
 	switch (op) {
-	case RO_SUM: return MPI_SUM;
-	case RO_PROD: return MPI_PROD;
-	case RO_MIN: return MPI_MIN;
-	case RO_MAX: return MPI_MAX;
-	case RO_BAND: return MPI_BAND;
-	case RO_BOR: return MPI_BOR;
-	case RO_BXOR: return MPI_BXOR;
-	case RO_LAND: return MPI_LAND;
-	case RO_LOR: return MPI_LOR;
-	default: return MPI_LXOR;
+	case RO_SUM:
+		return MPI_SUM;
+	case RO_PROD:
+		return MPI_PROD;
+	case RO_MIN:
+		return MPI_MIN;
+	case RO_MAX:
+		return MPI_MAX;
+	case RO_BAND:
+		return MPI_BAND;
+	case RO_BOR:
+		return MPI_BOR;
+	case RO_BXOR:
+		return MPI_BXOR;
+	case RO_LAND:
+		return MPI_LAND;
+	case RO_LOR:
+		return MPI_LOR;
+	default:
+		return MPI_LXOR;
 	}
 }
 
@@ -115,14 +131,14 @@ static int mpi_call(const struct mpi_point *p)
 	case COLL_BARRIER:
 		return MPI_Barrier(p->world);
 	case COLL_SCAN:
-		return MPI_Scan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
-				mpi_op(p->op), p->world);
+		return MPI_Scan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)),
+				mpi_dtype(p->dt), mpi_op(p->op), p->world);
 	case COLL_EXSCAN:
-		return MPI_Exscan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
-				  mpi_op(p->op), p->world);
+		return MPI_Exscan(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)),
+				  mpi_dtype(p->dt), mpi_op(p->op), p->world);
 	case COLL_REDUCE:
-		return MPI_Reduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)), mpi_dtype(p->dt),
-				  mpi_op(p->op), 0, p->world);
+		return MPI_Reduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)),
+				  mpi_dtype(p->dt), mpi_op(p->op), 0, p->world);
 	default:
 		return MPI_Allreduce(p->sendbuf, p->recvbuf, (int)(p->m / dtype_size(p->dt)),
 				     mpi_dtype(p->dt), mpi_op(p->op), p->world);
@@ -153,7 +169,9 @@ static void mpi_check(const struct mpi_point *p, uint64_t seq, struct point_resu
 	check_blocks(p->recvbuf, &g, &e, seq, &bad, &src);
 	free(e.b);
 	if (bad >= 0)
-		fprintf(stderr, "sweetspot-kernel: rank %d: MPI %s %zu B: wrong byte at offset %lld (block of rank %d)\n",
+		fprintf(stderr,
+			"sweetspot-kernel: rank %d: MPI %s %zu B: wrong byte at offset %lld (block "
+			"of rank %d)\n",
 			p->rank, coll_names[p->c], p->m, bad, src);
 	combine_validation(p->world, bad, src, "mpi", pr);
 }
@@ -188,13 +206,17 @@ static int mpi_validate(const struct mpi_point *p, uint64_t *seq, int corrupt,
  * -i calls are timed. total_us is the time per call averaged over ranks
  * and batches, total_us_median its median over batches (the launch's
  * figure), total_us_min and _max the fastest and slowest rank's. */
-static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t *seq,
-		     int corrupt, struct mpi_result *res)
+static int mpi_point(const struct mpi_point *p, const struct kopts *o, uint64_t *seq, int corrupt,
+		     struct mpi_result *res)
 {
 	struct point_result pr = { .valid = 1, .bad_rank = -1, .bad_src = -1, .bad_offset = -1 };
-	struct batch_opts bo = { .comm = p->world, .call = mpi_call_fn, .ctx = p,
-				 .barrier = nb_barrier, .warmup = o->warmup,
-				 .min_calls = o->iterations, .batch_ms = o->batch_ms };
+	struct batch_opts bo = { .comm = p->world,
+				 .call = mpi_call_fn,
+				 .ctx = p,
+				 .barrier = nb_barrier,
+				 .warmup = o->warmup,
+				 .min_calls = o->iterations,
+				 .batch_ms = o->batch_ms };
 	struct batch_time bt;
 	int rc = batch_measure(&bo, &bt);
 
@@ -237,8 +259,11 @@ static int mpi_one(struct mpi_point *p, const struct kopts *o, struct runinfo *r
 	out_mpi_json(out, ri, &r);
 	out_mpi_row(stderr, &r);
 	if (!r.valid)
-		fprintf(stderr, "sweetspot-kernel: MPI %s %llu B: INVALID: rank %d, first bad byte at offset %lld (block of rank %d)\n",
-			coll_names[p->c], (unsigned long long)r.bytes, r.bad_rank, r.bad_offset, r.bad_src);
+		fprintf(stderr,
+			"sweetspot-kernel: MPI %s %llu B: INVALID: rank %d, first bad byte at "
+			"offset %lld (block of rank %d)\n",
+			coll_names[p->c], (unsigned long long)r.bytes, r.bad_rank, r.bad_offset,
+			r.bad_src);
 	return 0;
 }
 
@@ -266,14 +291,23 @@ int mode_mpi(MPI_Comm world, const struct kopts *o, struct runinfo *ri, FILE *ou
 		for (int dt = 0; dt < DT_N; dt++)
 			for (int op = 0; op < RO_N; op++)
 				for (size_t z = 0; z < o->nsizes && (o->colls & (1u << c)); z++) {
-					struct mpi_point p = { .world = world, .rank = rank, .size = size,
-							       .c = c, .m = o->sizes[z], .dt = dt, .op = op,
-							       .sendbuf = sendbuf, .recvbuf = recvbuf };
+					struct mpi_point p = { .world = world,
+							       .rank = rank,
+							       .size = size,
+							       .c = c,
+							       .m = o->sizes[z],
+							       .dt = dt,
+							       .op = op,
+							       .sendbuf = sendbuf,
+							       .recvbuf = recvbuf };
 
 					/* Reductions: every listed pair that applies; the
 					 * others once, as dtype and op 0. */
-					if (coll_is_reduction(c) ? !(o->dtypes & (1u << dt)) ||
-					    !(o->redops & (1u << op)) || !redop_applies(dt, op) : dt || op)
+					if (coll_is_reduction(c) ?
+						    !(o->dtypes & (1u << dt)) ||
+							    !(o->redops & (1u << op)) ||
+							    !redop_applies(dt, op) :
+						    dt || op)
 						continue;
 					if (mpi_one(&p, o, ri, out, &seq, &corrupt, &invalid))
 						goto out;

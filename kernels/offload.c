@@ -21,10 +21,20 @@ static struct coll_geom geom_of(const struct kctx *k, const struct sched_region 
 				const int *owner, uint64_t m, int dt, int op)
 {
 	return (struct coll_geom){
-		.coll = c, .alg = a, .H = k->H, .W = k->W, .m = m, .S = rg->send, .owner = owner,
-		.chunk = k->o->chunks[0], .window = k->o->windows[0], .dt = dt, .op = op,
+		.coll = c,
+		.alg = a,
+		.H = k->H,
+		.W = k->W,
+		.m = m,
+		.S = rg->send,
+		.owner = owner,
+		.chunk = k->o->chunks[0],
+		.window = k->o->windows[0],
+		.dt = dt,
+		.op = op,
 		.radix = k->o->radixes[0],
-		.R = rg->scratch, .F = rg->flags,
+		.R = rg->scratch,
+		.F = rg->flags,
 	};
 }
 
@@ -74,14 +84,16 @@ static unsigned char *talks_of(const struct kctx *k, const struct sched_region *
 			for (int s = 0; s < ASG_N; s++) {
 				/* Reductions: enough elements that every part, of H
 				 * or of W, has some; room for any scratch. */
-				struct coll_geom g = geom_of(k, rg, c, a, owners[s],
-							     coll_is_reduction(c) ? (uint64_t)k->H * k->W * 8 : 1,
-							     DT_INT64, RO_SUM);
+				struct coll_geom g = geom_of(
+					k, rg, c, a, owners[s],
+					coll_is_reduction(c) ? (uint64_t)k->H * k->W * 8 : 1,
+					DT_INT64, RO_SUM);
 
 				g.F = SIZE_MAX;
 				if (!point_listed(k->o, c, a, s))
 					continue;
-				for (size_t x = 0; x < (alg_has_radix(a) ? k->o->nradixes : 1); x++) {
+				for (size_t x = 0; x < (alg_has_radix(a) ? k->o->nradixes : 1);
+				     x++) {
 					g.radix = k->o->radixes[x];
 					talks_add(k, &g, talks);
 				}
@@ -103,11 +115,16 @@ static int one_point(struct kctx *k, struct runinfo *ri, const struct coll_geom 
 	out_point_json(out, ri, g, s, &res);
 	out_point_row(stderr, g, s, &res);
 	if (!res.calibrated)
-		fprintf(stderr, "sweetspot-kernel: warning: %s %s %s %zu B: the dummy compute misses the reference by %.1f%% after %d recalibrations (--calib-tolerance %g): \"calibrated\":false\n",
+		fprintf(stderr,
+			"sweetspot-kernel: warning: %s %s %s %zu B: the dummy compute misses the "
+			"reference by %.1f%% after %d recalibrations (--calib-tolerance %g): "
+			"\"calibrated\":false\n",
 			coll_names[g->coll], alg_names[g->alg], asg_names[s], g->m,
 			100 * res.calib_error, res.recalibrations, k->o->calib_tolerance);
 	if (!res.valid)
-		fprintf(stderr, "sweetspot-kernel: %s %s %s %zu B: INVALID (%s phase): rank %d, first bad byte at offset %lld (block of rank %d)\n",
+		fprintf(stderr,
+			"sweetspot-kernel: %s %s %s %zu B: INVALID (%s phase): rank %d, first bad "
+			"byte at offset %lld (block of rank %d)\n",
 			coll_names[g->coll], alg_names[g->alg], asg_names[s], g->m, res.bad_phase,
 			res.bad_rank, res.bad_offset, res.bad_src);
 	return 0;
@@ -148,8 +165,9 @@ static int all_points(struct kctx *k, struct runinfo *ri, const struct sched_reg
 					for (int op = 0; op < RO_N; op++)
 						for (size_t z = 0; z < o->nsizes; z++) {
 							int red = coll_is_reduction(c);
-							struct coll_geom g = geom_of(k, rg, c, a, owners[s],
-										     o->sizes[z], dt, op);
+							struct coll_geom g = geom_of(
+								k, rg, c, a, owners[s], o->sizes[z],
+								dt, op);
 
 							if (!point_listed(o, c, a, s) ||
 							    (red && (!(o->dtypes & (1u << dt)) ||
@@ -176,8 +194,8 @@ static int measure_p2p(struct kctx *k, const struct sched_region *rg, struct run
 	return 0;
 }
 
-int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
-		 struct runinfo *ri, FILE *out)
+int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport, struct runinfo *ri,
+		 FILE *out)
 {
 	struct kctx k = { .o = o, .world = world, .wcomm = MPI_COMM_NULL };
 	int *owners[ASG_N] = { NULL }, *host_node, *worker_node, ret = -1, invalid = 0;
@@ -202,8 +220,12 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 	kopts_region(o, k.H, &rg);
 	talks = talks_of(&k, &rg, owners);
 	cfg = (struct transport_cfg){
-		.bytes = rg.bytes, .talks = talks, .device = o->device, .ib_port = o->ib_port,
-		.gid_index = o->gid_index, .fault = getenv("SWEETSPOT_FAULT"),
+		.bytes = rg.bytes,
+		.talks = talks,
+		.device = o->device,
+		.ib_port = o->ib_port,
+		.gid_index = o->gid_index,
+		.fault = getenv("SWEETSPOT_FAULT"),
 	};
 	k.t = transport_new(transport);
 	if (!k.t) {
@@ -211,7 +233,7 @@ int mode_offload(MPI_Comm world, const struct kopts *o, const char *transport,
 		goto out;
 	}
 	if ((ret = k.t->ops->init(k.t, &cfg, world)) != 0) {
-		ret = ret == -2 ? -2 : -1;	/* -2: bad input, all ranks agree */
+		ret = ret == -2 ? -2 : -1; /* -2: bad input, all ranks agree */
 		goto out_free;
 	}
 	ret = -1;

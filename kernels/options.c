@@ -19,8 +19,8 @@
 const char *const mode_names[3] = { "offload", "mpi", "bw" };
 
 /* A comma list of words from names[n] into a bit mask; what names it. */
-static int parse_words(const char *s, const char *const *names, int n,
-		       const char *what, unsigned *out, char *err, size_t errlen)
+static int parse_words(const char *s, const char *const *names, int n, const char *what,
+		       unsigned *out, char *err, size_t errlen)
 {
 	const char *p = s;
 
@@ -43,8 +43,8 @@ static int parse_words(const char *s, const char *const *names, int n,
 				strcat(list, j ? ", " : "");
 				strcat(list, names[j]);
 			}
-			snprintf(err, errlen, "unknown %s '%.*s' (one of: %s)", what,
-				 (int)len, p, list);
+			snprintf(err, errlen, "unknown %s '%.*s' (one of: %s)", what, (int)len, p,
+				 list);
 			return -1;
 		}
 		*out |= 1u << i;
@@ -70,8 +70,8 @@ int kopts_parse_faults(const char *s, unsigned *out, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t max,
-			 int *out, char *err, size_t errlen)
+static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t max, int *out,
+			 char *err, size_t errlen)
 {
 	char why[160];
 	uint64_t v;
@@ -84,64 +84,88 @@ static int parse_int_opt(const char *name, const char *s, uint64_t min, uint64_t
 	return 0;
 }
 
-enum { OPT_PPN = 256, OPT_NO_VALIDATE, OPT_MODE, OPT_DEVICE, OPT_IB_PORT, OPT_GID_INDEX, OPT_WINDOW,
-       OPT_DTYPE, OPT_OP, OPT_CHUNK, OPT_CALIB_TOL, OPT_RADIX, OPT_BURST,
-       OPT_BATCH_MS };
+enum {
+	OPT_PPN = 256,
+	OPT_NO_VALIDATE,
+	OPT_MODE,
+	OPT_DEVICE,
+	OPT_IB_PORT,
+	OPT_GID_INDEX,
+	OPT_WINDOW,
+	OPT_DTYPE,
+	OPT_OP,
+	OPT_CHUNK,
+	OPT_CALIB_TOL,
+	OPT_RADIX,
+	OPT_BURST,
+	OPT_BATCH_MS
+};
 
 /* The options, in the order of --help and of the man page: the one list of
  * them. getopt's tables and --help are made from it; -c and -a list the
  * kernel's collectives and algorithms (coll.c) after their text. */
 static const struct kopt {
-	const char *name;	/* long name */
-	int key;		/* short letter, or OPT_* */
-	const char *arg;	/* the value's name; NULL: takes none */
-	const char *help;	/* lines for people, '\n' between them */
+	const char *name; /* long name */
+	int key;	  /* short letter, or OPT_* */
+	const char *arg;  /* the value's name; NULL: takes none */
+	const char *help; /* lines for people, '\n' between them */
 } kopt_table[] = {
 	{ "collective", 'c', "LIST", "collectives to measure (default bcast):" },
-	{ "algorithm", 'a', "LIST", "algorithms; default: those that apply but the\n"
-				    "worker schedules (*), which run when listed; for\n"
-				    "reductions a schedule is assigned with that\n"
-				    "schedule as the workers' combine:" },
+	{ "algorithm", 'a', "LIST",
+	  "algorithms; default: those that apply but the\n"
+	  "worker schedules (*), which run when listed; for\n"
+	  "reductions a schedule is assigned with that\n"
+	  "schedule as the workers' combine:" },
 	{ "radix", OPT_RADIX, "LIST", "knomial: tree radix, 2..8" },
 	{ "assignment", 'A', "LIST", "block,cyclic,locality (default block)" },
 	{ "workers", 'w', "N", "worker ranks, 1 <= N <= hosts (default 1)" },
-	{ "sizes", 'm', "LIST|RANGE", "bytes, e.g. 256K,24K,1000 or 256K:4M (a range:\n"
-				      "powers of two) (default 1M)" },
-	{ "dtype", OPT_DTYPE, "LIST", "reductions' element types: int32,int64,uint32,\n"
-				      "uint64,float,double; each must divide every size\n"
-				      "(default int32)" },
-	{ "op", OPT_OP, "LIST", "sum,prod,min,max,band,bor,bxor,land,lor,lxor\n"
-				"(bitwise and logical: integer dtypes only)\n"
-				"(default sum)" },
+	{ "sizes", 'm', "LIST|RANGE",
+	  "bytes, e.g. 256K,24K,1000 or 256K:4M (a range:\n"
+	  "powers of two) (default 1M)" },
+	{ "dtype", OPT_DTYPE, "LIST",
+	  "reductions' element types: int32,int64,uint32,\n"
+	  "uint64,float,double; each must divide every size\n"
+	  "(default int32)" },
+	{ "op", OPT_OP, "LIST",
+	  "sum,prod,min,max,band,bor,bxor,land,lor,lxor\n"
+	  "(bitwise and logical: integer dtypes only)\n"
+	  "(default sum)" },
 	{ "chunk", OPT_CHUNK, "LIST", "pipelined algorithms: bytes per step" },
 	{ "window", OPT_WINDOW, "LIST", "pipelined algorithms: chunks in flight" },
 	{ "iterations", 'i', "N", "timed iterations per point (default 100)" },
 	{ "warmup", 'x', "N", "untimed iterations first (default 10)" },
-	{ "batch-ms", OPT_BATCH_MS, "N", "mpi: calls are timed in batches of at least N\n"
-					 "ms, -i calls in all at least (default 20)" },
+	{ "batch-ms", OPT_BATCH_MS, "N",
+	  "mpi: calls are timed in batches of at least N\n"
+	  "ms, -i calls in all at least (default 20)" },
 	{ "transport", 't', "NAME", "rma | verbs | auto (verbs when a device exists)" },
-	{ "device", OPT_DEVICE, "NAME", "verbs device (default: the first with an active\n"
-					"port)" },
+	{ "device", OPT_DEVICE, "NAME",
+	  "verbs device (default: the first with an active\n"
+	  "port)" },
 	{ "ib-port", OPT_IB_PORT, "N", "its port (default 1)" },
-	{ "gid-index", OPT_GID_INDEX, "N", "RoCE GID (default: the first RoCE v2 one,\n"
-					   "IPv4-mapped preferred)" },
-	{ "ppn", OPT_PPN, "N", "host ranks per node (for locality); default: from\n"
-			       "the ranks' host names" },
-	{ "mode", OPT_MODE, "MODE", "offload (default) | mpi (host-only MPI\n"
-				    "collectives) | bw (transport write bandwidth,\n"
-				    "rank 0 to rank 1)" },
-	{ "burst", OPT_BURST, "N", "--mode bw: writes posted before each wait\n"
-				   "(default 1)" },
-	{ "calib-tolerance", OPT_CALIB_TOL, "FRAC", "how far (|compute - ref| / ref, medians) the\n"
-						    "dummy compute may miss the reference before it\n"
-						    "is calibrated again, up to 3 times (default 0.10)" },
+	{ "gid-index", OPT_GID_INDEX, "N",
+	  "RoCE GID (default: the first RoCE v2 one,\n"
+	  "IPv4-mapped preferred)" },
+	{ "ppn", OPT_PPN, "N",
+	  "host ranks per node (for locality); default: from\n"
+	  "the ranks' host names" },
+	{ "mode", OPT_MODE, "MODE",
+	  "offload (default) | mpi (host-only MPI\n"
+	  "collectives) | bw (transport write bandwidth,\n"
+	  "rank 0 to rank 1)" },
+	{ "burst", OPT_BURST, "N",
+	  "--mode bw: writes posted before each wait\n"
+	  "(default 1)" },
+	{ "calib-tolerance", OPT_CALIB_TOL, "FRAC",
+	  "how far (|compute - ref| / ref, medians) the\n"
+	  "dummy compute may miss the reference before it\n"
+	  "is calibrated again, up to 3 times (default 0.10)" },
 	{ "no-validate", OPT_NO_VALIDATE, NULL, "skip the byte check (it is on by default)" },
 	{ "output", 'o', "FILE", "JSON lines (default stdout)" },
 	{ "help", 'h', NULL, "this text" },
 	{ "version", 'V', NULL, "the version" },
 };
 
-#define KOPT_N (sizeof(kopt_table) / sizeof(kopt_table[0]))
+#define KOPT_N	 (sizeof(kopt_table) / sizeof(kopt_table[0]))
 /* The column where an option's text starts. */
 #define KOPT_COL 26
 
@@ -172,7 +196,8 @@ static void usage_algorithms(FILE *f)
 void kopts_usage(FILE *f)
 {
 	fputs("usage: sweetspot-kernel [options]   (launched with mpirun or srun; the\n"
-	      "       W workers are the highest ranks, the other ranks are hosts)\n", f);
+	      "       W workers are the highest ranks, the other ranks are hosts)\n",
+	      f);
 	for (size_t i = 0; i < KOPT_N; i++) {
 		const struct kopt *k = &kopt_table[i];
 		const char *p = k->help;
@@ -209,7 +234,8 @@ void kopts_usage(FILE *f)
 		}
 	}
 	fputs("Environment: SWEETSPOT_FAULT=flip-byte,hang,bad-rkey (tests), SLURMD_NODENAME and\n"
-	      "SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n", f);
+	      "SWEETSPOT_HOSTNAME (host names reported instead of gethostname()).\n",
+	      f);
 }
 
 /* getopt_long's tables, from kopt_table. */
@@ -221,7 +247,8 @@ static void kopt_getopt(struct option *lo, char *shortopts)
 	for (size_t i = 0; i < KOPT_N; i++) {
 		const struct kopt *k = &kopt_table[i];
 
-		lo[i] = (struct option){ k->name, k->arg ? required_argument : no_argument, NULL, k->key };
+		lo[i] = (struct option){ k->name, k->arg ? required_argument : no_argument, NULL,
+					 k->key };
 		if (k->key < 256) {
 			*s++ = (char)k->key;
 			if (k->arg)
@@ -260,7 +287,8 @@ static int parse_frac_opt(const char *name, const char *s, double *out, char *er
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (!*s || *end || errno == ERANGE || !isfinite(v) || strspn(s, "0123456789.") != strlen(s)) {
+	if (!*s || *end || errno == ERANGE || !isfinite(v) ||
+	    strspn(s, "0123456789.") != strlen(s)) {
 		snprintf(err, errlen, "%s: '%s' is not a number like 0.1", name, s);
 		return -1;
 	}
@@ -275,7 +303,8 @@ static int parse_frac_opt(const char *name, const char *s, double *out, char *er
 /* A comma list of values of one point axis (--chunk, --window, --radix):
  * each parsed by one(), no more than KOPTS_MAX_AXIS, none twice. */
 static int parse_axis(const char *name, const char *s, uint64_t *out, size_t *n,
-		      int (*one)(const char *, uint64_t *, char *, size_t), char *err, size_t errlen)
+		      int (*one)(const char *, uint64_t *, char *, size_t), char *err,
+		      size_t errlen)
 {
 	char why[200], word[64];
 	const char *p = s;
@@ -333,7 +362,8 @@ static int one_radix(const char *s, uint64_t *v, char *why, size_t len)
 
 /* --window and --radix into their int arrays (and window, the first). */
 static int parse_int_axis(const char *name, const char *s, int *out, size_t *n,
-			  int (*one)(const char *, uint64_t *, char *, size_t), char *err, size_t errlen)
+			  int (*one)(const char *, uint64_t *, char *, size_t), char *err,
+			  size_t errlen)
 {
 	uint64_t v[KOPTS_MAX_AXIS];
 
@@ -363,9 +393,11 @@ static int check_reduction(const struct kopts *o, char *err, size_t errlen)
 		int any = 0;
 
 		for (int dt = 0; dt < DT_N; dt++)
-			any |= (o->redops & (1u << op)) && (o->dtypes & (1u << dt)) && redop_applies(dt, op);
+			any |= (o->redops & (1u << op)) && (o->dtypes & (1u << dt)) &&
+			       redop_applies(dt, op);
 		if ((o->redops & (1u << op)) && !any) {
-			snprintf(err, errlen, "--op %s applies to integer types only, not to the listed dtypes",
+			snprintf(err, errlen,
+				 "--op %s applies to integer types only, not to the listed dtypes",
 				 redop_names[op]);
 			return -1;
 		}
@@ -373,7 +405,8 @@ static int check_reduction(const struct kopts *o, char *err, size_t errlen)
 	for (int dt = 0; dt < DT_N; dt++)
 		for (size_t i = 0; i < o->nsizes && (o->dtypes & (1u << dt)); i++)
 			if (o->sizes[i] % dtype_size(dt)) {
-				snprintf(err, errlen, "--sizes: %llu bytes is not a whole number of %s elements",
+				snprintf(err, errlen,
+					 "--sizes: %llu bytes is not a whole number of %s elements",
 					 (unsigned long long)o->sizes[i], dtype_names[dt]);
 				return -1;
 			}
@@ -405,7 +438,8 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 		}
 		return parse_int_opt("--workers", arg, 1, 1 << 20, &o->workers, err, errlen);
 	case 'i':
-		return parse_int_opt("--iterations", arg, 1, 100000000, &o->iterations, err, errlen);
+		return parse_int_opt("--iterations", arg, 1, 100000000, &o->iterations, err,
+				     errlen);
 	case 'x':
 		return parse_int_opt("--warmup", arg, 0, 100000000, &o->warmup, err, errlen);
 	case OPT_BATCH_MS:
@@ -413,9 +447,11 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 	case OPT_PPN:
 		return parse_int_opt("--ppn", arg, 1, 1 << 20, &o->ppn, err, errlen);
 	case OPT_RADIX:
-		return parse_int_axis("--radix", arg, o->radixes, &o->nradixes, one_radix, err, errlen);
+		return parse_int_axis("--radix", arg, o->radixes, &o->nradixes, one_radix, err,
+				      errlen);
 	case OPT_WINDOW:
-		return parse_int_axis("--window", arg, o->windows, &o->nwindows, one_window, err, errlen);
+		return parse_int_axis("--window", arg, o->windows, &o->nwindows, one_window, err,
+				      errlen);
 	case OPT_BURST:
 		return parse_int_opt("--burst", arg, 1, 4096, &o->burst, err, errlen);
 	case OPT_IB_PORT:
@@ -428,7 +464,8 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 		return parse_frac_opt("--calib-tolerance", arg, &o->calib_tolerance, err, errlen);
 	case 't':
 		if (strcmp(arg, "rma") && strcmp(arg, "verbs") && strcmp(arg, "auto")) {
-			snprintf(err, errlen, "unknown transport '%s' (one of: rma, verbs, auto)", arg);
+			snprintf(err, errlen, "unknown transport '%s' (one of: rma, verbs, auto)",
+				 arg);
 			return -1;
 		}
 		snprintf(o->transport, sizeof(o->transport), "%s", arg);
@@ -453,8 +490,7 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 }
 
 /* One option from getopt_long: 0, or -1 with the reason in err. */
-static int parse_one(int c, const char *arg, char **argv, struct kopts *o,
-		     char *err, size_t errlen)
+static int parse_one(int c, const char *arg, char **argv, struct kopts *o, char *err, size_t errlen)
 {
 	switch (c) {
 	case 'c':
@@ -524,7 +560,8 @@ static int check_algs(const struct kopts *o, char *err, size_t errlen)
 		for (int cc = 0; cc < COLL_N; cc++)
 			any |= (o->colls & (1u << cc)) && alg_applies(cc, a);
 		if (!any) {
-			snprintf(err, errlen, "algorithm %s applies to none of the listed collectives",
+			snprintf(err, errlen,
+				 "algorithm %s applies to none of the listed collectives",
 				 alg_names[a]);
 			return -1;
 		}
@@ -540,15 +577,33 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 
 	kopt_getopt(lo, shortopts);
 	*o = (struct kopts){
-		.mode = MODE_OFFLOAD, .colls = 1u << COLL_BCAST, .algs = 0,
-		.asgs = 1u << ASG_BLOCK, .workers = 1, .sizes = { 1u << 20 },
-		.nsizes = 1, .iterations = 100, .warmup = 10, .transport = "auto",
-		.ppn = 0, .validate = 1, .output = NULL,
-		.device = NULL, .ib_port = 1, .gid_index = -1, .burst = 1,
-		.dtypes = 1u << DT_INT32, .redops = 1u << RO_SUM, .chunks = { COLL_DEFAULT_CHUNK }, .nchunks = 1,
-		.calib_tolerance = 0.10, .radixes = { COLL_DEFAULT_RADIX }, .nradixes = 1, .batch_ms = 20,
+		.mode = MODE_OFFLOAD,
+		.colls = 1u << COLL_BCAST,
+		.algs = 0,
+		.asgs = 1u << ASG_BLOCK,
+		.workers = 1,
+		.sizes = { 1u << 20 },
+		.nsizes = 1,
+		.iterations = 100,
+		.warmup = 10,
+		.transport = "auto",
+		.ppn = 0,
+		.validate = 1,
+		.output = NULL,
+		.device = NULL,
+		.ib_port = 1,
+		.gid_index = -1,
+		.burst = 1,
+		.dtypes = 1u << DT_INT32,
+		.redops = 1u << RO_SUM,
+		.chunks = { COLL_DEFAULT_CHUNK },
+		.nchunks = 1,
+		.calib_tolerance = 0.10,
+		.radixes = { COLL_DEFAULT_RADIX },
+		.nradixes = 1,
+		.batch_ms = 20,
 	};
-	opterr = 0;	/* every rank parses: the messages are ours, printed once */
+	opterr = 0; /* every rank parses: the messages are ours, printed once */
 	/* 0, not 1: glibc then reinitialises completely, forgetting a position
 	 * inside a cluster of short options (-hh:h) an earlier error left. */
 	optind = 0;
@@ -562,7 +617,8 @@ int kopts_parse(int argc, char **argv, struct kopts *o, char *err, size_t errlen
 	/* --window was bw's writes in flight once: it is the pipelined
 	 * points' chunks in flight now, and bw's is --burst. */
 	if (o->mode == MODE_BW && o->nwindows) {
-		snprintf(err, errlen, "--window is the chunks in flight of pipelined points; "
+		snprintf(err, errlen,
+			 "--window is the chunks in flight of pipelined points; "
 			 "--mode bw takes --burst N (writes posted before each wait)");
 		return -1;
 	}
@@ -599,7 +655,9 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 	/* As many workers as hosts at most (DPU-Bench runs that many): W <= H
 	 * is W <= (H + W) / 2, so one check says both. */
 	if (o->workers > hosts) {
-		snprintf(err, errlen, "--workers %d leaves %d host rank%s of %d: workers must be at most as many as hosts",
+		snprintf(err, errlen,
+			 "--workers %d leaves %d host rank%s of %d: workers must be at most as "
+			 "many as hosts",
 			 o->workers, hosts > 0 ? hosts : 0, hosts == 1 ? "" : "s", size);
 		return -1;
 	}
@@ -608,7 +666,8 @@ int kopts_check_size(const struct kopts *o, int size, char *err, size_t errlen)
 		return -1;
 	}
 	if (kopts_region_bytes(o, hosts, &send) > (16ull << 30)) {
-		snprintf(err, errlen, "the largest size times %d hosts needs more than 16G per rank", hosts);
+		snprintf(err, errlen,
+			 "the largest size times %d hosts needs more than 16G per rank", hosts);
 		return -1;
 	}
 	return 0;
@@ -627,13 +686,12 @@ void kopts_region(const struct kopts *o, int hosts, struct sched_region *r)
 	if (kopts_any(o, coll_is_reduction))
 		for (size_t c = 0; c < o->nchunks; c++)
 			for (size_t w = 0; w < o->nwindows; w++) {
-				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax, o->chunks[c],
-								 o->windows[w]);
+				uint64_t b = sched_scratch_bytes(hosts, o->workers, mmax,
+								 o->chunks[c], o->windows[w]);
 
 				most = b > most ? b : most;
 			}
-	sched_region(hosts, o->workers, mmax,
-		     all, most, r);
+	sched_region(hosts, o->workers, mmax, all, most, r);
 }
 
 uint64_t kopts_region_bytes(const struct kopts *o, int hosts, uint64_t *send_area)

@@ -19,45 +19,45 @@
 enum kmode { MODE_OFFLOAD, MODE_MPI, MODE_BW };
 
 #define FAULT_FLIP_BYTE 1u
-#define FAULT_HANG 2u
-#define FAULT_BAD_RKEY 4u	/* verbs: every remote key wrong */
+#define FAULT_HANG	2u
+#define FAULT_BAD_RKEY	4u /* verbs: every remote key wrong */
 
 #define KOPTS_MAX_SIZES 64
 /* Values of --chunk, --window, --radix: each a point axis. */
-#define KOPTS_MAX_AXIS 16
+#define KOPTS_MAX_AXIS	16
 /* The largest message: keeps every rank's region (hosts x size) sane. */
 #define KOPTS_MAX_BYTES (1ull << 30)
 
 struct kopts {
 	enum kmode mode;
-	unsigned colls;		/* bit per enum coll */
-	unsigned algs;		/* bit per enum alg; 0 = all that apply */
-	unsigned asgs;		/* bit per enum asg */
+	unsigned colls; /* bit per enum coll */
+	unsigned algs;	/* bit per enum alg; 0 = all that apply */
+	unsigned asgs;	/* bit per enum asg */
 	int workers;
 	uint64_t sizes[KOPTS_MAX_SIZES];
 	size_t nsizes;
 	int iterations, warmup;
-	int burst;		/* --mode bw: writes posted before a wait (default 1) */
-	int windows[KOPTS_MAX_AXIS];	/* pipelined points: chunks in flight (default 2) */
-	int batch_ms;		/* mpi: a timed batch of calls lasts at least this long */
+	int burst;		     /* --mode bw: writes posted before a wait (default 1) */
+	int windows[KOPTS_MAX_AXIS]; /* pipelined points: chunks in flight (default 2) */
+	int batch_ms;		     /* mpi: a timed batch of calls lasts at least this long */
 	size_t nwindows;
-	unsigned dtypes;	/* bit per enum dtype (default int32) */
-	unsigned redops;	/* bit per enum redop (default sum) */
-	uint64_t chunks[KOPTS_MAX_AXIS];	/* bytes per pipelined step (default 64K) */
+	unsigned dtypes;		 /* bit per enum dtype (default int32) */
+	unsigned redops;		 /* bit per enum redop (default sum) */
+	uint64_t chunks[KOPTS_MAX_AXIS]; /* bytes per pipelined step (default 64K) */
 	size_t nchunks;
-	int radixes[KOPTS_MAX_AXIS];	/* knomial: tree radix, 2..8 (default 2) */
+	int radixes[KOPTS_MAX_AXIS]; /* knomial: tree radix, 2..8 (default 2) */
 	size_t nradixes;
 	char transport[8];	/* "rma" | "verbs" | "auto" */
 	const char *device;	/* verbs: --device (NULL: first active port); in argv */
 	int ib_port;		/* verbs: --ib-port (default 1) */
 	int gid_index;		/* verbs: --gid-index (-1: first RoCE v2, IPv4-mapped first) */
 	int ppn;		/* 0: from the ranks' host names */
-	double calib_tolerance;	/* the compute may miss the reference by this
+	double calib_tolerance; /* the compute may miss the reference by this
 				 * fraction before it is calibrated again (0.10) */
 	int validate;
-	const char *output;	/* NULL: stdout; points into argv */
+	const char *output; /* NULL: stdout; points into argv */
 	int help, version;
-	unsigned faults;	/* FAULT_* from SWEETSPOT_FAULT */
+	unsigned faults; /* FAULT_* from SWEETSPOT_FAULT */
 };
 
 extern const char *const mode_names[3];

@@ -29,8 +29,8 @@ static void out_common(FILE *f, const struct runinfo *ri, const char *mode)
 {
 	fprintf(f, "{\"schema\":%d,\"mode\":\"%s\",", SCHEMA_VERSION, mode);
 	fprintf(f, "\"iterations\":%d,\"warmup\":%d,", ri->o->iterations, ri->o->warmup);
-	fprintf(f, "\"ranks\":%d,\"hosts\":%d,\"workers\":%d,\"nodes\":%d,\"ppn\":%d,",
-		ri->size, ri->H, ri->W, ri->nodes, ri->ppn);
+	fprintf(f, "\"ranks\":%d,\"hosts\":%d,\"workers\":%d,\"nodes\":%d,\"ppn\":%d,", ri->size,
+		ri->H, ri->W, ri->nodes, ri->ppn);
 	fprintf(f, "\"transport\":");
 	kout_json_string(f, ri->transport);
 	fprintf(f, ",\"device\":");
@@ -42,8 +42,8 @@ static void out_validity(FILE *f, int valid, int bad_rank, int bad_src, long lon
 {
 	fprintf(f, "\"valid\":%s,", valid ? "true" : "false");
 	if (!valid)
-		fprintf(f, "\"bad_rank\":%d,\"bad_source\":%d,\"bad_offset\":%lld,",
-			bad_rank, bad_src, bad_offset);
+		fprintf(f, "\"bad_rank\":%d,\"bad_source\":%d,\"bad_offset\":%lld,", bad_rank,
+			bad_src, bad_offset);
 }
 
 static void out_rank_hosts(FILE *f, const struct runinfo *ri)
@@ -87,16 +87,18 @@ double out_busbw(enum coll c, int n, double algbw)
 	}
 }
 
-void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g,
-		    enum asg s, const struct point_result *r)
+void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g, enum asg s,
+		    const struct point_result *r)
 {
 	double algbw = out_algbw(g->m, r->comm_us), busbw = out_busbw(g->coll, g->H, algbw);
 
 	out_common(f, ri, "offload");
-	fprintf(f, "\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%zu,",
+	fprintf(f,
+		"\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%zu,",
 		coll_names[g->coll], alg_names[g->alg], asg_names[s], g->m);
 	if (coll_is_reduction(g->coll))
-		fprintf(f, "\"dtype\":\"%s\",\"op\":\"%s\",", dtype_names[g->dt], redop_names[g->op]);
+		fprintf(f, "\"dtype\":\"%s\",\"op\":\"%s\",", dtype_names[g->dt],
+			redop_names[g->op]);
 	if (alg_is_pipelined(g->coll, g->alg))
 		fprintf(f, "\"chunk\":%zu,\"window\":%d,", g->chunk, g->window);
 	if (alg_has_radix(g->alg))
@@ -114,8 +116,8 @@ void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g
 	fprintf(f, "\"ref_us_median\":%.3f,\"comm_us_median\":%.3f,\"compute_us_median\":%.3f,",
 		r->ref_med, r->comm_med, r->compute_med);
 	fprintf(f, "\"oe_measured_median\":%.2f,", oe_measured(r->ref_med, r->total.median));
-	fprintf(f, "\"calib_error\":%.4f,\"calibrated\":%s,\"recalibrations\":%d,",
-		r->calib_error, r->calibrated ? "true" : "false", r->recalibrations);
+	fprintf(f, "\"calib_error\":%.4f,\"calibrated\":%s,\"recalibrations\":%d,", r->calib_error,
+		r->calibrated ? "true" : "false", r->recalibrations);
 	fprintf(f, "\"algbw\":%.0f,\"busbw\":%.0f,\"p2p_bw\":%.0f,", algbw, busbw, ri->p2p_bw);
 	out_validity(f, r->valid, r->bad_rank, r->bad_src, r->bad_offset);
 	out_rank_hosts(f, ri);
@@ -126,10 +128,11 @@ void out_point_header(FILE *f, const struct runinfo *ri)
 	fprintf(f, "# sweetspot-kernel %s: %d hosts, %d workers, %d node%s, transport %s%s%s\n",
 		SWEETSPOT_VERSION, ri->H, ri->W, ri->nodes, ri->nodes == 1 ? "" : "s",
 		ri->transport, *ri->device ? " " : "", ri->device);
-	fprintf(f, "# times in us; oe_paper = ref/max(comm,compute), oe_meas = min(100, ref/total), overlap (IMB-NBC)\n");
-	fprintf(f, "%-10s %-8s %-9s %8s %11s %11s %11s %11s %8s %8s %8s %s\n",
-		"# coll", "alg", "assign", "bytes", "ref", "comm", "compute", "total",
-		"oe_paper", "oe_meas", "overlap", "valid");
+	fprintf(f, "# times in us; oe_paper = ref/max(comm,compute), oe_meas = min(100, "
+		   "ref/total), overlap (IMB-NBC)\n");
+	fprintf(f, "%-10s %-8s %-9s %8s %11s %11s %11s %11s %8s %8s %8s %s\n", "# coll", "alg",
+		"assign", "bytes", "ref", "comm", "compute", "total", "oe_paper", "oe_meas",
+		"overlap", "valid");
 	fflush(f);
 }
 
@@ -138,12 +141,11 @@ void out_point_row(FILE *f, const struct coll_geom *g, enum asg s, const struct 
 	char sz[32];
 
 	fprintf(f, "%-10s %-8s %-9s %8s %11.2f %11.2f %11.2f %11.2f %8.2f %8.2f %8.2f %s",
-		coll_names[g->coll], alg_names[g->alg], asg_names[s], format_size(g->m, sz, sizeof(sz)),
-		r->ref_us, r->comm_us, r->compute_us, r->total.avg,
-		oe_paper(r->ref_us, r->comm_us, r->compute_us),
+		coll_names[g->coll], alg_names[g->alg], asg_names[s],
+		format_size(g->m, sz, sizeof(sz)), r->ref_us, r->comm_us, r->compute_us,
+		r->total.avg, oe_paper(r->ref_us, r->comm_us, r->compute_us),
 		oe_measured(r->ref_us, r->total.avg),
-		overlap_pct(r->comm_us, r->compute_us, r->total.avg),
-		r->valid ? "yes" : "NO");
+		overlap_pct(r->comm_us, r->compute_us, r->total.avg), r->valid ? "yes" : "NO");
 	if (coll_is_reduction(g->coll))
 		fprintf(f, " %s %s", dtype_names[g->dt], redop_names[g->op]);
 	fputc('\n', f);
@@ -158,8 +160,10 @@ void out_mpi_json(FILE *f, const struct runinfo *ri, const struct mpi_result *r)
 	/* No workers, hence no assignment: "none" keeps the field in every record. */
 	fprintf(f, ",\"assignment\":\"none\"");
 	if (coll_is_reduction(r->coll))
-		fprintf(f, ",\"dtype\":\"%s\",\"op\":\"%s\"", dtype_names[r->dt], redop_names[r->op]);
-	fprintf(f, ",\"bytes\":%" PRIu64 ",\"avg_us\":%.3f,\"total_us\":%.3f,", r->bytes, r->t.avg, r->t.avg);
+		fprintf(f, ",\"dtype\":\"%s\",\"op\":\"%s\"", dtype_names[r->dt],
+			redop_names[r->op]);
+	fprintf(f, ",\"bytes\":%" PRIu64 ",\"avg_us\":%.3f,\"total_us\":%.3f,", r->bytes, r->t.avg,
+		r->t.avg);
 	fprintf(f, "\"total_us_min\":%.3f,\"total_us_median\":%.3f,\"total_us_max\":%.3f,",
 		r->t.min, r->t.median, r->t.max);
 	fprintf(f, "\"batch_calls\":%ld,\"batches\":%ld,", r->batch_calls, r->batches);
@@ -171,7 +175,8 @@ void out_mpi_header(FILE *f, const struct runinfo *ri)
 {
 	fprintf(f, "# sweetspot-kernel %s: MPI collectives, %d ranks, %d node%s\n",
 		SWEETSPOT_VERSION, ri->size, ri->nodes, ri->nodes == 1 ? "" : "s");
-	fprintf(f, "# per call: batch time / calls, averaged over ranks (avg: over batches;\n"
+	fprintf(f,
+		"# per call: batch time / calls, averaged over ranks (avg: over batches;\n"
 		"# median: of batches); rank_min, rank_max: the fastest and slowest rank's mean\n");
 	fprintf(f, "%-10s %-10s %8s %11s %11s %11s %11s %s\n", "# coll", "algorithm", "bytes",
 		"avg_us", "rank_min", "median_us", "rank_max", "valid");

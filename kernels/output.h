@@ -22,24 +22,24 @@ struct runinfo {
 	const char *transport, *device;
 	const struct hostinfo *hi;
 	int nodes, ppn;
-	double p2p_bw;		/* offload: the transport's write bandwidth, bytes/s */
+	double p2p_bw; /* offload: the transport's write bandwidth, bytes/s */
 };
 
 struct mpi_result {
 	enum coll coll;
 	uint64_t bytes;
 	char algorithm[32];
-	enum dtype dt;		/* reductions only */
+	enum dtype dt; /* reductions only */
 	enum redop op;
-	struct tstats t;	/* per call: over batches of the ranks' mean; min,
+	struct tstats t;	   /* per call: over batches of the ranks' mean; min,
 				 * max: the fastest and slowest rank's mean */
-	long batch_calls, batches;	/* calls per timed batch, batches */
+	long batch_calls, batches; /* calls per timed batch, batches */
 	int valid, bad_rank, bad_src;
 	long long bad_offset;
 };
 
-void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g,
-		    enum asg s, const struct point_result *r);
+void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g, enum asg s,
+		    const struct point_result *r);
 void out_point_header(FILE *f, const struct runinfo *ri);
 void out_point_row(FILE *f, const struct coll_geom *g, enum asg s, const struct point_result *r);
 

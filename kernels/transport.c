@@ -54,7 +54,8 @@ int transport_verbs_available(void)
 			for (int p = 1; p <= attr.phys_port_cnt && !found; p++) {
 				struct ibv_port_attr pa;
 
-				if (!ibv_query_port(ctx, (uint8_t)p, &pa) && pa.state == IBV_PORT_ACTIVE)
+				if (!ibv_query_port(ctx, (uint8_t)p, &pa) &&
+				    pa.state == IBV_PORT_ACTIVE)
 					found = 1;
 			}
 		ibv_close_device(ctx);

@@ -15,21 +15,21 @@
 struct transport;
 
 struct transport_cfg {
-	size_t bytes;		/* size of each rank's registered region */
+	size_t bytes; /* size of each rank's registered region */
 	/* Ranks this rank posts operations to or receives them from, as a
 	 * flag per rank of the communicator (nonzero = talks). Backends that
 	 * build connections (verbs) build them only for these. */
 	const unsigned char *talks;
 	/* verbs only */
-	const char *device;	/* NULL: the first device with an active port */
-	int ib_port;		/* default 1 */
-	int gid_index;		/* -1: the first usable RoCE v2 GID */
+	const char *device; /* NULL: the first device with an active port */
+	int ib_port;	    /* default 1 */
+	int gid_index;	    /* -1: the first usable RoCE v2 GID */
 	/* Fault injection for tests, from SWEETSPOT_FAULT; NULL when unset. */
 	const char *fault;
 };
 
 struct transport_ops {
-	const char *name;	/* "rma" | "verbs" */
+	const char *name; /* "rma" | "verbs" */
 	/* Collective over comm: allocate and register cfg->bytes at t->base,
 	 * exchange keys/addresses, connect. Returns 0, or -1 after printing;
 	 * or -2 when the options do not fit this machine (no such device,
@@ -58,9 +58,9 @@ struct transport {
 	const struct transport_ops *ops;
 	MPI_Comm comm;
 	int rank, size;
-	void *base;		/* our registered region, bytes long */
+	void *base; /* our registered region, bytes long */
 	size_t bytes;
-	char device[64];	/* the device used ("" for rma) */
+	char device[64]; /* the device used ("" for rma) */
 };
 
 /* Allocates the backend called name ("rma" or "verbs"); NULL if unknown.

@@ -26,17 +26,17 @@
 #include <time.h>
 
 struct rma {
-	struct transport t;	/* first: the registry hands out &rma->t */
-	MPI_Comm node;		/* ranks sharing memory with us */
-	MPI_Win shwin;		/* the node's shared window (if have_shwin) */
-	MPI_Win win;		/* the window over comm */
+	struct transport t; /* first: the registry hands out &rma->t */
+	MPI_Comm node;	    /* ranks sharing memory with us */
+	MPI_Win shwin;	    /* the node's shared window (if have_shwin) */
+	MPI_Win win;	    /* the window over comm */
 	int have_shwin, shlocked, have_win, locked;
-	void *mem;		/* MPI_Alloc_mem'd region when no shwin */
-	char **direct;		/* direct[r]: rank r's region, when on our node */
+	void *mem;     /* MPI_Alloc_mem'd region when no shwin */
+	char **direct; /* direct[r]: rank r's region, when on our node */
 	MPI_Request *reqs;
 	size_t nreq, alloc;
-	int wrote;		/* an MPI write since the last wait: flush */
-	int copied;		/* a direct copy since the last wait: fence */
+	int wrote;  /* an MPI write since the last wait: flush */
+	int copied; /* a direct copy since the last wait: fence */
 };
 
 /* One MPI operation carries at most this many bytes (counts are int). */
@@ -49,8 +49,8 @@ static int rma_fail(struct rma *r, const char *what, int peer, int rc)
 
 	MPI_Error_string(rc, msg, &len);
 	if (peer >= 0)
-		fprintf(stderr, "sweetspot-kernel: rank %d: rma %s with rank %d: %s\n",
-			r->t.rank, what, peer, msg);
+		fprintf(stderr, "sweetspot-kernel: rank %d: rma %s with rank %d: %s\n", r->t.rank,
+			what, peer, msg);
 	else
 		fprintf(stderr, "sweetspot-kernel: rank %d: rma %s: %s\n", r->t.rank, what, msg);
 	return -1;
@@ -68,8 +68,9 @@ static int rma_shared(struct rma *r, size_t bytes, MPI_Comm comm)
 	MPI_Comm_size(r->node, &nsize);
 	MPI_Info_create(&info);
 	MPI_Info_set(info, "alloc_shared_noncontig", "true");
-	rc = nsize > 1 ? MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, r->node,
-						  &r->t.base, &r->shwin) : MPI_ERR_OTHER;
+	rc = nsize > 1 ? MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, r->node, &r->t.base,
+						 &r->shwin) :
+			 MPI_ERR_OTHER;
 	MPI_Info_free(&info);
 	ok = rc == MPI_SUCCESS;
 	/* Every rank of a node has the window or none has; a node alone has
@@ -125,9 +126,9 @@ static int rma_init(struct transport *t, const struct transport_cfg *cfg, MPI_Co
 	MPI_Comm_set_errhandler(r->node, MPI_ERRORS_RETURN);
 	shared = rma_shared(r, cfg->bytes, comm) == 0;
 	if (!shared && r->have_shwin)
-		return -1;	/* printed */
+		return -1; /* printed */
 	MPI_Allreduce(&shared, &all, 1, MPI_INT, MPI_MIN, comm);
-	(void)all;	/* each node may differ: the big window is made alike */
+	(void)all; /* each node may differ: the big window is made alike */
 	if (!shared) {
 		rc = MPI_Alloc_mem((MPI_Aint)(cfg->bytes ? cfg->bytes : 1), MPI_INFO_NULL, &r->mem);
 		if (rc != MPI_SUCCESS)

@@ -25,29 +25,30 @@
 #include "xalloc.h"
 
 enum {
-	SQ_DEPTH = 128,		/* send window per queue pair */
-	SIGNAL_EVERY = 32,	/* one completion per this many work requests */
-	POLL_BATCH = 16,	/* completions taken per ibv_poll_cq */
-	SPIN_POLLS = 64,	/* empty polls before sleeping on the channel */
-	BAD_INPUT = -2,		/* init(): the options do not fit this machine */
+	SQ_DEPTH = 128,	   /* send window per queue pair */
+	SIGNAL_EVERY = 32, /* one completion per this many work requests */
+	POLL_BATCH = 16,   /* completions taken per ibv_poll_cq */
+	SPIN_POLLS = 64,   /* empty polls before sleeping on the channel */
+	BAD_INPUT = -2,	   /* init(): the options do not fit this machine */
 };
 
 /* A work request id carries what a completion must tell: the peer rank
  * (bits 32-63), the opcode (bits 24-31, as an error's wc.opcode is not
  * defined) and how many requests of that QP this completion retires
  * (bits 0-23; 0 for unsignalled ones, which only complete on error). */
-#define WR_ID(peer, op, n) (((uint64_t)(uint32_t)(peer) << 32) | ((uint64_t)(op) << 24) | (uint64_t)(n))
-#define WR_PEER(id) ((int)((id) >> 32))
-#define WR_OP(id) ((enum ibv_wr_opcode)(((id) >> 24) & 0xff))
-#define WR_COUNT(id) ((unsigned)((id) & 0xffffff))
+#define WR_ID(peer, op, n) \
+	(((uint64_t)(uint32_t)(peer) << 32) | ((uint64_t)(op) << 24) | (uint64_t)(n))
+#define WR_PEER(id)  ((int)((id) >> 32))
+#define WR_OP(id)    ((enum ibv_wr_opcode)(((id) >> 24) & 0xff))
+#define WR_COUNT(id) ((unsigned)((id)&0xffffff))
 
 struct peer {
-	struct ibv_qp *qp;	/* NULL: we do not talk to that rank */
-	uint64_t addr;		/* its region, in its address space */
+	struct ibv_qp *qp; /* NULL: we do not talk to that rank */
+	uint64_t addr;	   /* its region, in its address space */
 	uint64_t bytes;
 	uint32_t rkey;
-	unsigned pending;	/* posted and not yet known complete */
-	unsigned unsignalled;	/* posted since the last signalled one */
+	unsigned pending;     /* posted and not yet known complete */
+	unsigned unsignalled; /* posted since the last signalled one */
 };
 
 /* What each rank tells all others (MPI_Allgather). */
@@ -56,8 +57,8 @@ struct wire_node {
 	uint64_t bytes;
 	uint32_t rkey;
 	uint16_t lid;
-	uint8_t mtu;		/* enum ibv_mtu of the active port */
-	uint8_t global;		/* 1: address by GID (RoCE), 0: by LID */
+	uint8_t mtu;	/* enum ibv_mtu of the active port */
+	uint8_t global; /* 1: address by GID (RoCE), 0: by LID */
 	uint8_t gid[16];
 };
 
@@ -65,30 +66,30 @@ struct wire_node {
  * These differ per destination, so they go with MPI_Alltoall (an Allgather
  * of every rank's whole table would send size^2 entries to everyone). */
 struct wire_pair {
-	uint32_t qpn;		/* 0: no queue pair (that rank is not talked to) */
+	uint32_t qpn; /* 0: no queue pair (that rank is not talked to) */
 	uint32_t psn;
 };
 
 struct verbs {
-	struct transport t;	/* first: what the collectives see */
+	struct transport t; /* first: what the collectives see */
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct ibv_comp_channel *chan;
 	struct ibv_cq *cq;
-	struct peer *peers;	/* t.size entries */
+	struct peer *peers; /* t.size entries */
 	uint8_t port;
-	int gid_index;		/* -1: no GRH (InfiniBand, by LID) */
+	int gid_index; /* -1: no GRH (InfiniBand, by LID) */
 	union ibv_gid gid;
 	uint16_t lid;
 	enum ibv_mtu mtu;
-	uint8_t rd_atom;	/* RDMA READs in flight per QP, each way */
-	uint32_t max_msg;	/* largest single work request */
+	uint8_t rd_atom;  /* RDMA READs in flight per QP, each way */
+	uint32_t max_msg; /* largest single work request */
 	unsigned sq_depth, signal_every;
-	size_t fence;		/* offset of our fence byte, past t.bytes */
-	int connected;		/* init() finished: fini() must synchronise */
-	int failed;		/* a completion failed: no more work */
-	char why[320];		/* bad input found by open_device() */
+	size_t fence;  /* offset of our fence byte, past t.bytes */
+	int connected; /* init() finished: fini() must synchronise */
+	int failed;    /* a completion failed: no more work */
+	char why[320]; /* bad input found by open_device() */
 };
 
 static const char *op_name(enum ibv_wr_opcode op)
@@ -98,8 +99,7 @@ static const char *op_name(enum ibv_wr_opcode op)
 
 /* Prints "sweetspot-kernel: rank R: <message>" and returns -1. One write,
  * so that the lines of ranks failing together do not interleave. */
-static int verr(const struct verbs *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int verr(const struct verbs *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int verr(const struct verbs *v, const char *fmt, ...)
 {
 	char line[512];
@@ -116,8 +116,7 @@ static int verr(const struct verbs *v, const char *fmt, ...)
 
 /* Bad input (the options do not fit this machine): kept in v->why, for
  * verbs_init to have it said once, by the lowest rank that found it. */
-static int bad_input(struct verbs *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int bad_input(struct verbs *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int bad_input(struct verbs *v, const char *fmt, ...)
 {
 	va_list ap;
@@ -166,10 +165,12 @@ static int pick_gid(struct verbs *v, const struct ibv_port_attr *pa, int want, c
 
 	if (want >= 0) {
 		if (want >= pa->gid_tbl_len)
-			return bad_input(v, "GID index %d is out of range: port %u of %s has %d GIDs (0-%d)",
-					 want, v->port, dev, pa->gid_tbl_len, pa->gid_tbl_len - 1);
+			return bad_input(
+				v, "GID index %d is out of range: port %u of %s has %d GIDs (0-%d)",
+				want, v->port, dev, pa->gid_tbl_len, pa->gid_tbl_len - 1);
 		if (ibv_query_gid(v->ctx, v->port, want, &v->gid) || gid_is_zero(&v->gid))
-			return bad_input(v, "GID index %d of %s port %u is empty", want, dev, v->port);
+			return bad_input(v, "GID index %d of %s port %u is empty", want, dev,
+					 v->port);
 		v->gid_index = want;
 		return 0;
 	}
@@ -190,7 +191,8 @@ static int pick_gid(struct verbs *v, const struct ibv_port_attr *pa, int want, c
 	}
 	v->gid_index = mapped_v2 >= 0 ? mapped_v2 : first_v2;
 	if (v->gid_index < 0)
-		return bad_input(v, "%s port %u has no RoCE v2 GID; choose one with --gid-index", dev, v->port);
+		return bad_input(v, "%s port %u has no RoCE v2 GID; choose one with --gid-index",
+				 dev, v->port);
 	if (ibv_query_gid(v->ctx, v->port, v->gid_index, &v->gid))
 		return bad_input(v, "cannot read GID %d of %s port %u", v->gid_index, dev, v->port);
 	return 0;
@@ -210,7 +212,8 @@ static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 
 	list = ibv_get_device_list(&n);
 	if (!list || n == 0) {
-		rc = bad_input(v, "no RDMA device found (ibv_devices lists none; is the driver loaded?)");
+		rc = bad_input(
+			v, "no RDMA device found (ibv_devices lists none; is the driver loaded?)");
 		goto out;
 	}
 	for (int i = 0; i < n; i++) {
@@ -225,7 +228,8 @@ static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 		v->ctx = ibv_open_device(list[i]);
 		if (!v->ctx) {
 			if (cfg->device) {
-				rc = bad_input(v, "cannot open RDMA device %s: %s", name, strerror(errno));
+				rc = bad_input(v, "cannot open RDMA device %s: %s", name,
+					       strerror(errno));
 				goto out;
 			}
 			continue;
@@ -241,7 +245,8 @@ static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 				goto out;
 			}
 		} else if (ibv_query_port(v->ctx, port, &pa)) {
-			rc = bad_input(v, "cannot query port %d of %s: %s", port, name, strerror(errno));
+			rc = bad_input(v, "cannot query port %d of %s: %s", port, name,
+				       strerror(errno));
 			goto out;
 		} else if (pa.state == IBV_PORT_ACTIVE) {
 			break;
@@ -255,9 +260,11 @@ static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 	}
 	if (!v->ctx) {
 		if (cfg->device)
-			rc = bad_input(v, "no RDMA device named '%s' (devices here: %s)", cfg->device, names);
+			rc = bad_input(v, "no RDMA device named '%s' (devices here: %s)",
+				       cfg->device, names);
 		else
-			rc = bad_input(v, "no RDMA device has port %d active (devices here: %s)", port, names);
+			rc = bad_input(v, "no RDMA device has port %d active (devices here: %s)",
+				       port, names);
 		goto out;
 	}
 	snprintf(v->t.device, sizeof(v->t.device), "%s", ibv_get_device_name(v->ctx->device));
@@ -276,7 +283,8 @@ static int open_device(struct verbs *v, const struct transport_cfg *cfg)
 		v->signal_every = 1;
 	rc = pick_gid(v, &pa, cfg->gid_index, v->t.device);
 	if (rc == 0 && v->gid_index < 0 && v->lid == 0)
-		rc = bad_input(v, "port %d of %s has no LID (is a subnet manager running?)", port, v->t.device);
+		rc = bad_input(v, "port %d of %s has no LID (is a subnet manager running?)", port,
+			       v->t.device);
 out:
 	if (rc && v->ctx) {
 		ibv_close_device(v->ctx);
@@ -296,16 +304,16 @@ static int qp_to_init(struct verbs *v, struct ibv_qp *qp, int peer)
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ,
 	};
-	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			       IBV_QP_ACCESS_FLAGS);
+	int rc = ibv_modify_qp(
+		qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (rc)
 		return verr(v, "QP to rank %d: RESET -> INIT failed: %s", peer, strerror(rc));
 	return 0;
 }
 
 /* Ready to receive: bound to the peer's queue pair and address. */
-static int qp_to_rtr(struct verbs *v, struct ibv_qp *qp, int peer,
-		     const struct wire_node *n, const struct wire_pair *p)
+static int qp_to_rtr(struct verbs *v, struct ibv_qp *qp, int peer, const struct wire_node *n,
+		     const struct wire_pair *p)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
@@ -329,9 +337,10 @@ static int qp_to_rtr(struct verbs *v, struct ibv_qp *qp, int peer,
 		a.ah_attr.grh.sgid_index = (uint8_t)v->gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 	}
-	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			   IBV_QP_MIN_RNR_TIMER);
+	rc = ibv_modify_qp(qp, &a,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				   IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				   IBV_QP_MIN_RNR_TIMER);
 	if (rc)
 		return verr(v, "QP to rank %d: INIT -> RTR failed: %s", peer, strerror(rc));
 	return 0;
@@ -350,8 +359,9 @@ static int qp_to_rts(struct verbs *v, struct ibv_qp *qp, int peer, uint32_t psn)
 		.sq_psn = psn,
 		.max_rd_atomic = v->rd_atom,
 	};
-	int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	int rc = ibv_modify_qp(qp, &a,
+			       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (rc)
 		return verr(v, "QP to rank %d: RTR -> RTS failed: %s", peer, strerror(rc));
 	return 0;
@@ -420,8 +430,9 @@ static int setup_local(struct verbs *v, const struct transport_cfg *cfg)
 		return verr(v, "cannot allocate %zu bytes: %s", len, strerror(e));
 	memset(v->t.base, 0, len);
 	v->t.bytes = cfg->bytes;
-	v->mr = ibv_reg_mr(v->pd, v->t.base, len, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	v->mr = ibv_reg_mr(v->pd, v->t.base, len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ);
 	if (!v->mr)
 		return verr(v, "ibv_reg_mr of %zu bytes failed: %s", len, strerror(errno));
 	v->chan = ibv_create_comp_channel(v->ctx);
@@ -489,15 +500,16 @@ static int connect_peers(struct verbs *v, const struct transport_cfg *cfg)
 		out[p].qpn = v->peers[p].qp->qp_num;
 		/* Any 24-bit start will do; differing ones catch stale packets. */
 		out[p].psn = (uint32_t)(((unsigned)v->t.rank * 2654435761u) ^
-					((unsigned)p * 40503u) ^ (unsigned)getpid()) & 0xffffff;
+					((unsigned)p * 40503u) ^ (unsigned)getpid()) &
+			     0xffffff;
 	}
 	if ((e = MPI_Allgather(&me, sizeof(me), MPI_BYTE, nodes, sizeof(me), MPI_BYTE,
 			       v->t.comm)) != MPI_SUCCESS) {
 		mpi_fail(v, "MPI_Allgather of addresses and keys", e);
 		goto out;
 	}
-	if ((e = MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE,
-			      v->t.comm)) != MPI_SUCCESS) {
+	if ((e = MPI_Alltoall(out, sizeof(*out), MPI_BYTE, in, sizeof(*in), MPI_BYTE, v->t.comm)) !=
+	    MPI_SUCCESS) {
 		mpi_fail(v, "MPI_Alltoall of queue pair numbers", e);
 		goto out;
 	}
@@ -506,8 +518,10 @@ static int connect_peers(struct verbs *v, const struct transport_cfg *cfg)
 		if (!pe->qp)
 			continue;
 		if (in[p].qpn == 0) {
-			verr(v, "rank %d does not talk to rank %d, but rank %d talks to it "
-			     "(the talks flags must be symmetric)", p, v->t.rank, v->t.rank);
+			verr(v,
+			     "rank %d does not talk to rank %d, but rank %d talks to it "
+			     "(the talks flags must be symmetric)",
+			     p, v->t.rank, v->t.rank);
 			goto out;
 		}
 		if (nodes[p].global != me.global) {
@@ -548,7 +562,9 @@ static int verbs_init(struct transport *t, const struct transport_cfg *cfg, MPI_
 	 * barrier after the message keeps anyone from exiting (and having
 	 * the launcher kill the job) before it is written. */
 	rc = open_device(v, cfg);
-	struct { int ok, rank; } mine = { rc == 0, t->rank }, all;
+	struct {
+		int ok, rank;
+	} mine = { rc == 0, t->rank }, all;
 	if ((e = MPI_Allreduce(&mine, &all, 1, MPI_2INT, MPI_MINLOC, comm)) != MPI_SUCCESS) {
 		mpi_fail(v, "MPI_Allreduce of the device checks", e);
 		release(v);
@@ -593,11 +609,16 @@ static int poll_cq(struct verbs *v, int block)
 				/* The first error says what went wrong; the flushes
 				 * that follow it on the same QP say nothing new. */
 				if (!v->failed)
-					verr(v, "%s to rank %d failed: %s (status %d, vendor error 0x%x)%s",
+					verr(v,
+					     "%s to rank %d failed: %s (status %d, vendor error "
+					     "0x%x)%s",
 					     op_name(WR_OP(wc[i].wr_id)), peer,
 					     ibv_wc_status_str(wc[i].status), wc[i].status,
-					     wc[i].vendor_err, wc[i].status == IBV_WC_WR_FLUSH_ERR ?
-					     "; the queue pair had failed before, see that rank's message" : "");
+					     wc[i].vendor_err,
+					     wc[i].status == IBV_WC_WR_FLUSH_ERR ?
+						     "; the queue pair had failed before, see that "
+						     "rank's message" :
+						     "");
 				if (!v->failed && wc[i].status == IBV_WC_WR_FLUSH_ERR)
 					flushed = 1;
 				v->failed = 1;
@@ -630,7 +651,8 @@ static int poll_cq(struct verbs *v, int block)
 		struct ibv_cq *cq;
 		void *cq_ctx;
 		if (ibv_get_cq_event(v->chan, &cq, &cq_ctx))
-			return verr(v, "waiting for a completion event failed: %s", strerror(errno));
+			return verr(v, "waiting for a completion event failed: %s",
+				    strerror(errno));
 		ibv_ack_cq_events(cq, 1);
 		armed = 0;
 		spins = 0;
@@ -641,8 +663,8 @@ static int poll_cq(struct verbs *v, int block)
  * window is full, first takes completions until it has room. Signals
  * every signal_every-th request, the one that fills the window, and any
  * with signal set. */
-static int post_one(struct verbs *v, int peer, enum ibv_wr_opcode op, void *local,
-		    uint64_t remote, uint32_t rkey, uint32_t len, int signal)
+static int post_one(struct verbs *v, int peer, enum ibv_wr_opcode op, void *local, uint64_t remote,
+		    uint32_t rkey, uint32_t len, int signal)
 {
 	struct peer *p = &v->peers[peer];
 	struct ibv_send_wr *bad;
@@ -669,8 +691,8 @@ static int post_one(struct verbs *v, int peer, enum ibv_wr_opcode op, void *loca
 		},
 	};
 	if ((e = ibv_post_send(p->qp, &wr, &bad)))
-		return verr(v, "posting %s of %u bytes to rank %d failed: %s",
-			    op_name(op), len, peer, strerror(e));
+		return verr(v, "posting %s of %u bytes to rank %d failed: %s", op_name(op), len,
+			    peer, strerror(e));
 	p->pending++;
 	p->unsignalled = sig ? 0 : p->unsignalled + 1;
 	return 0;
@@ -744,8 +766,8 @@ static int verbs_wait(struct transport *t)
 	for (int p = 0; p < t->size; p++) {
 		struct peer *pe = &v->peers[p];
 		if (pe->unsignalled) {
-			if (post_one(v, p, IBV_WR_RDMA_READ, (char *)t->base + v->fence,
-				     pe->addr, pe->rkey, 1, 1))
+			if (post_one(v, p, IBV_WR_RDMA_READ, (char *)t->base + v->fence, pe->addr,
+				     pe->rkey, 1, 1))
 				return -1;
 		}
 	}

@@ -160,10 +160,10 @@ static int valid_host_char(char c)
  * (only such mixed zero padding) keep strcmp order. */
 struct slurm_name {
 	const char *name;
-	size_t plen;		/* the prefix: name[0..plen) */
-	unsigned long num;	/* the number after it, when !single */
-	int width;		/* its digits, zeros included */
-	int single;		/* no number at the end */
+	size_t plen;	   /* the prefix: name[0..plen) */
+	unsigned long num; /* the number after it, when !single */
+	int width;	   /* its digits, zeros included */
+	int single;	   /* no number at the end */
 };
 
 static void slurm_name_split(const char *name, struct slurm_name *n)
@@ -431,13 +431,15 @@ static int srun_hosts(const struct launch_opts *o, const char *hostfile, unsigne
 		if (slurm_hostfile_hosts(hostfile, &hosts, &ranks))
 			goto out;
 	} else if (!o->hosts || !o->hosts->nr) {
-		error("srun for %s: each rank's host is needed when slurm.hostfile is not read", o->dir);
+		error("srun for %s: each rank's host is needed when slurm.hostfile is not read",
+		      o->dir);
 		goto out;
 	} else {
 		for (size_t i = 0; i < o->hosts->nr; i++)
 			for (const char *p = o->hosts->v[i]; *p; p++)
 				if (!valid_host_char(*p)) {
-					error("srun for %s: '%s' is not a host name", o->dir, o->hosts->v[i]);
+					error("srun for %s: '%s' is not a host name", o->dir,
+					      o->hosts->v[i]);
 					goto out;
 				}
 		hostfile = "the layout";
@@ -511,8 +513,9 @@ int launch_argv_srun(const struct launch_opts *o, struct launch_cmd *cmd)
 	/* Under launch_spawn() the step limit is a backstop past its own;
 	 * on a line run by hand it is the limit itself, in whole minutes. */
 	if (o->time_limit_s)
-		strvec_pushf(&cmd->argv, "--time=%u", o->own_limit ? (o->time_limit_s + 59) / 60 :
-			     launch_srun_minutes(o->time_limit_s));
+		strvec_pushf(&cmd->argv, "--time=%u",
+			     o->own_limit ? (o->time_limit_s + 59) / 60 :
+					    launch_srun_minutes(o->time_limit_s));
 	strvec_push(&cmd->argv, "--multi-prog");
 	strvec_push(&cmd->argv, conf);
 	strvec_pushf(&cmd->env, "SLURM_HOSTFILE=%s", hostfile);
@@ -538,7 +541,8 @@ int launch_argv_srun_het(const struct launch_opts *o, const struct launch_het_pa
 	for (int g = 0; g < 2; g++)
 		if (!part[g]->argv || !part[g]->argv->nr || !part[g]->ranks || !part[g]->nodes)
 			return error("heterogeneous step: the %s component needs a program, "
-				     "ranks and nodes", g ? "worker" : "host");
+				     "ranks and nodes",
+				     g ? "worker" : "host");
 		else if (part[g]->nodes > part[g]->ranks)
 			return error("heterogeneous step: %u %s ranks cannot cover %u nodes",
 				     part[g]->ranks, g ? "worker" : "host", part[g]->nodes);
@@ -691,7 +695,8 @@ int hydra_configfile_ranks(const char *path, unsigned *ranks)
 		s += strspn(s, " ");
 		errno = 0;
 		n = strtoul(s, &end, 10);
-		if (end == s || errno || (*end != ' ' && *end != '\t') || !n || n > LAUNCH_RANKS_MAX) {
+		if (end == s || errno || (*end != ' ' && *end != '\t') || !n ||
+		    n > LAUNCH_RANKS_MAX) {
 			error("%s:%zu: -n takes a rank count from 1", path, lineno);
 			goto out;
 		}
@@ -783,7 +788,8 @@ static int write_hosts_file(void *ctx, FILE *f)
 	const struct hosts_file *h = ctx;
 
 	for (size_t i = 0; i < h->hosts->nr; i++)
-		fprintf(f, h->l == LAUNCHER_HYDRA ? "%s:%u\n" : "%s slots=%u\n", h->hosts->v[i], h->ppn);
+		fprintf(f, h->l == LAUNCHER_HYDRA ? "%s:%u\n" : "%s slots=%u\n", h->hosts->v[i],
+			h->ppn);
 	return 0;
 }
 
@@ -818,7 +824,8 @@ static int push_host_list(enum launcher l, const struct launch_opts *o, const st
 	free(list);
 	if (!o->dir || !*o->dir)
 		return error("%zu hosts do not fit on %s's line and no folder was given for "
-			     "their file", hosts->nr, launcher_name(l));
+			     "their file",
+			     hosts->nr, launcher_name(l));
 	path = xasprintf("%s/hosts", o->dir);
 	if (o->check_files)
 		ret = files_write_atomic(path, write_hosts_file, &h);
@@ -900,15 +907,17 @@ int launch_check_installed(const struct launch_cmd *cmd)
 		return error("no launcher command built");
 	path = launch_which(cmd->argv.v[0]);
 	if (!path)
-		return error(strchr(cmd->argv.v[0], '/') ? "%s is not an executable file"
-							   : "%s is not installed (not found in PATH)",
+		return error(strchr(cmd->argv.v[0], '/') ?
+				     "%s is not an executable file" :
+				     "%s is not installed (not found in PATH)",
 			     cmd->argv.v[0]);
 	free(path);
 	return 0;
 }
 
 int launch_argv_smpirun(const struct launch_opts *o, const char *platform, const char *hostfile,
-			const struct strvec *cfg, const struct strvec *program, struct launch_cmd *cmd)
+			const struct strvec *cfg, const struct strvec *program,
+			struct launch_cmd *cmd)
 {
 	if (!platform || !hostfile || !o->ranks || !program || !program->nr)
 		return error("smpirun needs a platform, a hostfile, ranks and a program");
@@ -917,8 +926,8 @@ int launch_argv_smpirun(const struct launch_opts *o, const char *platform, const
 	strvec_push(&cmd->argv, o->program ? o->program : "smpirun");
 	for (size_t i = 0; o->extra && i < o->extra->nr; i++)
 		strvec_push(&cmd->argv, o->extra->v[i]);
-	strvec_pushv(&cmd->argv, (const char *const[]){ "-platform", platform, "-hostfile", hostfile,
-							"-np", NULL });
+	strvec_pushv(&cmd->argv, (const char *const[]){ "-platform", platform, "-hostfile",
+							hostfile, "-np", NULL });
 	strvec_pushf(&cmd->argv, "%u", o->ranks);
 	for (size_t i = 0; cfg && i < cfg->nr; i++)
 		strvec_pushf(&cmd->argv, "--cfg=%s", cfg->v[i]);

@@ -29,7 +29,7 @@
 
 /* Linux's MAX_ARG_STRLEN: the longest argument or "NAME=value" that
  * execve() takes (32 pages); one byte more and it fails with E2BIG. */
-#define LAUNCH_ARG_MAX 131072
+#define LAUNCH_ARG_MAX	 131072
 /* Ranks of one launch that a file read here may hold (2^24; Fugaku with
  * a DPU worker per 12 cores is 8.3M). */
 #define LAUNCH_RANKS_MAX (1u << 24)
@@ -43,32 +43,35 @@ enum launcher {
 
 /* One layout's launch. Pointers are borrowed. */
 struct launch_opts {
-	const char *dir;		/* the layout's folder of generated files */
-	unsigned ranks;			/* every rank: hosts + workers */
-	unsigned nodes;			/* srun -N; 0: counted from slurm.hostfile */
-	unsigned time_limit_s;		/* 0: none; srun gets a step limit from it */
-	const struct strvec *mca;	/* Open MPI "name=value": --mca for mpirun, OMPI_MCA_ for srun */
-	const struct strvec *env;	/* "NAME=value" for every rank (mpirun_rsh: on its line,
+	const char *dir;	  /* the layout's folder of generated files */
+	unsigned ranks;		  /* every rank: hosts + workers */
+	unsigned nodes;		  /* srun -N; 0: counted from slurm.hostfile */
+	unsigned time_limit_s;	  /* 0: none; srun gets a step limit from it */
+	const struct strvec *mca; /* Open MPI "name=value": --mca for mpirun, OMPI_MCA_ for srun */
+	const struct strvec *env; /* "NAME=value" for every rank (mpirun_rsh: on its line,
 					 * hydra: -genv) */
-	int oversubscribe;		/* mpirun --oversubscribe */
-	const char *rsh_agent;		/* mpirun --mca plm_rsh_agent (tests: fake-ssh) */
-	int root;			/* add --allow-run-as-root: 1 yes, 0 no, -1 when euid is 0 */
-	const char *program;		/* the launcher binary; NULL: its usual name */
-	const struct strvec *extra;	/* the site's own launcher options, right after the program */
-	int rankfile;			/* mpirun: --rankfile DIR/rankfile too, each rank pinned */
-	int own_limit;			/* a line run by hand, without launch_spawn()'s limit
+	int oversubscribe;	  /* mpirun --oversubscribe */
+	const char *rsh_agent;	  /* mpirun --mca plm_rsh_agent (tests: fake-ssh) */
+	int root;		  /* add --allow-run-as-root: 1 yes, 0 no, -1 when euid is 0 */
+	const char *program;	  /* the launcher binary; NULL: its usual name */
+	const struct strvec *extra; /* the site's own launcher options, right after the program */
+	int rankfile;		    /* mpirun: --rankfile DIR/rankfile too, each rank pinned */
+	int own_limit;		    /* a line run by hand, without launch_spawn()'s limit
 					 * around it: mpirun gets --timeout time_limit_s, and
 					 * srun's --time is the limit, not a backstop past it */
-	int check_files;		/* 1: the files must exist and agree (srun counts its
+	int check_files;	    /* 1: the files must exist and agree (srun counts its
 					 * nodes from slurm.hostfile); 0: build the line for a
 					 * folder not written yet: no file is looked at, and
 					 * srun takes hosts, which must then be set */
-	const struct strvec *hosts;	/* srun with check_files 0: each rank's host, in
+	const struct strvec *hosts; /* srun with check_files 0: each rank's host, in
 					 * rank order (slurm.hostfile's lines to be); a run
 					 * of ranks on one host may be given once */
 };
 
-#define LAUNCH_OPTS_INIT { NULL, 0, 0, 0, NULL, NULL, 0, NULL, -1, NULL, NULL, 0, 0, 1, NULL }
+#define LAUNCH_OPTS_INIT                                                          \
+	{                                                                         \
+		NULL, 0, 0, 0, NULL, NULL, 0, NULL, -1, NULL, NULL, 0, 0, 1, NULL \
+	}
 
 /* A command ready for launch_spawn(): argv plus extra environment. */
 struct launch_cmd {
@@ -76,7 +79,10 @@ struct launch_cmd {
 	struct strvec env;
 };
 
-#define LAUNCH_CMD_INIT { STRVEC_INIT, STRVEC_INIT }
+#define LAUNCH_CMD_INIT                  \
+	{                                \
+		STRVEC_INIT, STRVEC_INIT \
+	}
 
 void launch_cmd_clear(struct launch_cmd *cmd);
 /* The command as one line a shell runs as it is: the environment entries as
@@ -184,6 +190,7 @@ unsigned launch_srun_minutes(unsigned time_limit_s);
  * Uses o->ranks, o->env (smpirun's own environment: every rank is a thread
  * of its one process), o->extra and o->program. 0, or -1 after error(). */
 int launch_argv_smpirun(const struct launch_opts *o, const char *platform, const char *hostfile,
-			const struct strvec *cfg, const struct strvec *program, struct launch_cmd *cmd);
+			const struct strvec *cfg, const struct strvec *program,
+			struct launch_cmd *cmd);
 
 #endif

@@ -19,7 +19,7 @@
  * the launcher itself). A fork without exec is safe here because sweetspot
  * is single-threaded.
  */
-#define _GNU_SOURCE	/* posix_spawn_file_actions_addchdir_np (glibc >= 2.29) */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc >= 2.29) */
 #include "child.h"
 #include "xalloc.h"
 
@@ -89,8 +89,7 @@ static void set_reason(struct launch_result *r, const char *fmt, ...)
 }
 
 /* Puts into r->status and r->reason what the wait status says. */
-static void describe_end(struct launch_result *r, int wstatus, const char *prog,
-			 double timeout_s)
+static void describe_end(struct launch_result *r, int wstatus, const char *prog, double timeout_s)
 {
 	const char *why = "";
 
@@ -100,12 +99,15 @@ static void describe_end(struct launch_result *r, int wstatus, const char *prog,
 		r->status = 128 + WTERMSIG(wstatus);
 	if (r->timed_out) {
 		if (WIFSIGNALED(wstatus))
-			set_reason(r, "%s timed out after %.1f s; its process group was "
-				   "killed (%s)", prog, timeout_s, strsignal(WTERMSIG(wstatus)));
+			set_reason(r,
+				   "%s timed out after %.1f s; its process group was "
+				   "killed (%s)",
+				   prog, timeout_s, strsignal(WTERMSIG(wstatus)));
 		else
-			set_reason(r, "%s timed out after %.1f s; its process group was "
-				   "signalled and it exited with status %d", prog, timeout_s,
-				   r->status);
+			set_reason(r,
+				   "%s timed out after %.1f s; its process group was "
+				   "signalled and it exited with status %d",
+				   prog, timeout_s, r->status);
 		return;
 	}
 	if (r->interrupted == SIGINT)
@@ -117,8 +119,8 @@ static void describe_end(struct launch_result *r, int wstatus, const char *prog,
 	if (WIFEXITED(wstatus))
 		set_reason(r, "%s exited with status %d%s", prog, r->status, why);
 	else
-		set_reason(r, "%s was killed by signal %d (%s)%s", prog,
-			   WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)), why);
+		set_reason(r, "%s was killed by signal %d (%s)%s", prog, WTERMSIG(wstatus),
+			   strsignal(WTERMSIG(wstatus)), why);
 }
 
 /* Sleeps until a blocked signal of *set arrives or `until` (monotonic
@@ -189,9 +191,9 @@ static int group_has_live(pid_t pgid, pid_t except)
  * default handling meanwhile, since with SIGCHLD ignored the kernel would
  * reap the child before we can read its status. */
 struct sig_state {
-	sigset_t waitset;		/* SIGCHLD, SIGINT, SIGTERM, SIGHUP */
-	sigset_t oldmask;		/* the caller's mask */
-	struct sigaction oldchld;	/* the caller's SIGCHLD handling */
+	sigset_t waitset;	  /* SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	sigset_t oldmask;	  /* the caller's mask */
+	struct sigaction oldchld; /* the caller's SIGCHLD handling */
 };
 
 static void signals_block(struct sig_state *ss)
@@ -230,8 +232,8 @@ static void signals_restore(const struct sig_state *ss)
 /* Starts the child in process group pgid (the watchdog's), stdin from
  * /dev/null, stdout and stderr to logfd (when >= 0), in c->dir. Returns 0
  * and *pid, or posix_spawnp's error number after setting r->reason. */
-static int start_child(const struct launch_child *c, int logfd, const sigset_t *mask,
-		       pid_t pgid, struct launch_result *r, pid_t *pid)
+static int start_child(const struct launch_child *c, int logfd, const sigset_t *mask, pid_t pgid,
+		       struct launch_result *r, pid_t *pid)
 {
 	const char *prog = c->argv->v[0];
 	posix_spawn_file_actions_t fa;
@@ -251,7 +253,7 @@ static int start_child(const struct launch_child *c, int logfd, const sigset_t *
 	sigaddset(&defsigs, SIGQUIT);
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-					POSIX_SPAWN_SETSIGDEF);
+						POSIX_SPAWN_SETSIGDEF);
 	posix_spawnattr_setpgroup(&attr, pgid);
 	posix_spawnattr_setsigmask(&attr, mask);
 	posix_spawnattr_setsigdefault(&attr, &defsigs);
@@ -273,8 +275,8 @@ static int start_child(const struct launch_child *c, int logfd, const sigset_t *
 	if (rc) {
 		r->err = rc;
 		if (c->dir && rc == ENOENT && access(c->dir, X_OK))
-			set_reason(r, "could not start %s: cannot enter '%s': %s",
-				   prog, c->dir, strerror(errno));
+			set_reason(r, "could not start %s: cannot enter '%s': %s", prog, c->dir,
+				   strerror(errno));
 		else
 			set_reason(r, "could not start %s: %s", prog, strerror(rc));
 	}
@@ -287,9 +289,8 @@ static int start_child(const struct launch_child *c, int logfd, const sigset_t *
  * the group gets SIGKILL too if it outlives the grace period. Returns 0
  * with *wstatus, or -1 after setting r->reason when someone else reaped
  * the child. */
-static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid,
-		      const sigset_t *waitset, double start, struct launch_result *r,
-		      int *wstatus)
+static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const sigset_t *waitset,
+		      double start, struct launch_result *r, int *wstatus)
 {
 	double grace = c->grace_s > 0 ? c->grace_s : LAUNCH_GRACE_S;
 	double term_at = c->timeout_s > 0 ? start + c->timeout_s : -1, kill_at = -1;
@@ -493,7 +494,8 @@ static size_t wd_tree(pid_t pg, long **pids)
 		len = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		buf[len > 0 ? len : 0] = '\0';
-		if (!(q = strrchr(buf, ')')) || sscanf(q + 1, " %c %ld %ld", &state, &pp, &pgrp) != 3)
+		if (!(q = strrchr(buf, ')')) ||
+		    sscanf(q + 1, " %c %ld %ld", &state, &pp, &pgrp) != 3)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
@@ -627,7 +629,7 @@ static int watchdog_start(const struct launch_child *c, pid_t *wpid, int *wfd,
 			   strerror(errno));
 		return -1;
 	}
-	fflush(NULL);	/* nothing buffered may be written twice */
+	fflush(NULL); /* nothing buffered may be written twice */
 	pid = fork();
 	if (pid == 0) {
 		close(p[1]);
@@ -679,8 +681,8 @@ int launch_spawn(const struct launch_child *c, struct launch_result *r)
 		logfd = open(c->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (logfd < 0) {
 			r->err = errno;
-			set_reason(r, "could not start %s: cannot open log '%s': %s",
-				   prog, c->log, strerror(errno));
+			set_reason(r, "could not start %s: cannot open log '%s': %s", prog, c->log,
+				   strerror(errno));
 			return -1;
 		}
 	}
@@ -733,8 +735,8 @@ char *launch_which(const char *prog)
 		end = strchr(p, ':');
 		if (!end)
 			end = p + strlen(p);
-		cand = end == p ? xasprintf("./%s", prog)
-				: xasprintf("%.*s/%s", (int)(end - p), p, prog);
+		cand = end == p ? xasprintf("./%s", prog) :
+				  xasprintf("%.*s/%s", (int)(end - p), p, prog);
 		if (is_executable(cand))
 			return cand;
 		free(cand);

@@ -20,14 +20,15 @@
 
 /* What to run. Only argv is required; every pointer is borrowed. */
 struct launch_child {
-	const struct strvec *argv;	/* argv[0] is searched in PATH */
-	const struct strvec *env;	/* "NAME=value" added to (or replacing in) the environment; NULL: none */
-	const char *dir;		/* working folder; NULL: sweetspot's own. Relative
+	const struct strvec *argv; /* argv[0] is searched in PATH */
+	const struct strvec
+		*env;	  /* "NAME=value" added to (or replacing in) the environment; NULL: none */
+	const char *dir;  /* working folder; NULL: sweetspot's own. Relative
 					 * paths in argv are taken from there */
-	const char *log;		/* stdout+stderr appended here (a relative path is
+	const char *log;  /* stdout+stderr appended here (a relative path is
 					 * sweetspot's, not dir's); NULL: inherited */
-	double timeout_s;		/* wall-clock limit; 0: none */
-	double grace_s;			/* SIGTERM -> SIGKILL delay; 0: LAUNCH_GRACE_S */
+	double timeout_s; /* wall-clock limit; 0: none */
+	double grace_s;	  /* SIGTERM -> SIGKILL delay; 0: LAUNCH_GRACE_S */
 };
 
 #define LAUNCH_GRACE_S 5.0
@@ -37,14 +38,14 @@ struct launch_child {
  * 128 + the signal that ended it. */
 struct launch_result {
 	int status;
-	int err;		/* errno when status == -1, else 0 */
-	int timed_out;		/* the time limit was reached and the group killed */
-	int interrupted;	/* SIGINT, SIGTERM or SIGHUP sent to us and passed on, else 0 */
-	int strays;		/* the group outlived the child and was killed */
-	pid_t pid;		/* the child's pid, 0 if none */
-	pid_t pgid;		/* its process group (led by the watchdog), 0 if none */
-	double wall_s;		/* from spawn to the leader's exit */
-	char reason[256];	/* one line for people: why it ended */
+	int err;	  /* errno when status == -1, else 0 */
+	int timed_out;	  /* the time limit was reached and the group killed */
+	int interrupted;  /* SIGINT, SIGTERM or SIGHUP sent to us and passed on, else 0 */
+	int strays;	  /* the group outlived the child and was killed */
+	pid_t pid;	  /* the child's pid, 0 if none */
+	pid_t pgid;	  /* its process group (led by the watchdog), 0 if none */
+	double wall_s;	  /* from spawn to the leader's exit */
+	char reason[256]; /* one line for people: why it ended */
 };
 
 /* Runs the child to its end (or its time limit) and fills *r. Prints

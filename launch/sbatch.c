@@ -37,7 +37,8 @@ static int check_directive(const char *what, const char *v, const char *extra)
 			else
 				snprintf(shown, sizeof(shown), "'%c'", *p);
 			return error("sbatch %s: a %s cannot go on an #SBATCH line "
-				     "(use letters, digits and %s%s)", what, shown, "._-", extra);
+				     "(use letters, digits and %s%s)",
+				     what, shown, "._-", extra);
 		}
 	return 0;
 }
@@ -264,8 +265,9 @@ int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 	launch_spawn(&c, &r);
 	if (r.status == -1) {
 		error("%s%s", r.reason,
-		      r.err == ENOENT ? " (sbatch is not installed: Slurm's client commands are needed)"
-				      : "");
+		      r.err == ENOENT ?
+			      " (sbatch is not installed: Slurm's client commands are needed)" :
+			      "");
 		goto out;
 	}
 	id = find_job_id(log);
@@ -275,15 +277,16 @@ int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 		goto out;
 	}
 	if (r.timed_out) {
-		error("sbatch --wait for job %s gave up after %.0f s; the job may still run",
-		      id, s->timeout_s);
+		error("sbatch --wait for job %s gave up after %.0f s; the job may still run", id,
+		      s->timeout_s);
 		*job_id = id;
 		id = NULL;
 		goto out;
 	}
 	if (!s->wait && r.status) {
 		why = last_line(log);
-		error("sbatch exited with status %d after submitting job %s: %s", r.status, id, why);
+		error("sbatch exited with status %d after submitting job %s: %s", r.status, id,
+		      why);
 		goto out;
 	}
 	if (job_status)
@@ -338,8 +341,9 @@ static char *query(const char *const *argv, const char *log, char **all)
 
 static int state_ended(const char *s)
 {
-	static const char *const live[] = { "PENDING", "CONFIGURING", "RUNNING", "COMPLETING",
-		"SUSPENDED", "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED", NULL };
+	static const char *const live[] = { "PENDING",	 "CONFIGURING", "RUNNING",  "COMPLETING",
+					    "SUSPENDED", "REQUEUED",	"RESIZING", "SIGNALING",
+					    "STAGE_OUT", "STOPPED",	NULL };
 
 	for (int i = 0; live[i]; i++)
 		if (!strcmp(s, live[i]))

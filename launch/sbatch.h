@@ -17,22 +17,22 @@
 struct sbatch_part {
 	unsigned nodes;
 	unsigned tasks_per_node;
-	const char *constraint;		/* Slurm feature expression (e.g. "dpu"), or NULL */
-	const char *nodelist;		/* exact nodes (e.g. "n[1-2],n1-bf"), or NULL */
+	const char *constraint; /* Slurm feature expression (e.g. "dpu"), or NULL */
+	const char *nodelist;	/* exact nodes (e.g. "n[1-2],n1-bf"), or NULL */
 };
 
 /* A job. Pointers are borrowed. */
 struct sbatch_job {
-	const char *name;		/* --job-name */
-	unsigned time_limit_s;		/* --time, rounded up to minutes; 0: the partition's */
-	const char *partition;		/* NULL: the default */
-	const char *output;		/* --output (Slurm's %j etc. allowed); NULL: Slurm's */
-	const char *error;		/* --error; NULL: with the output */
-	const char *chdir;		/* folder the command runs in; NULL: sbatch's */
+	const char *name;      /* --job-name */
+	unsigned time_limit_s; /* --time, rounded up to minutes; 0: the partition's */
+	const char *partition; /* NULL: the default */
+	const char *output;    /* --output (Slurm's %j etc. allowed); NULL: Slurm's */
+	const char *error;     /* --error; NULL: with the output */
+	const char *chdir;     /* folder the command runs in; NULL: sbatch's */
 	struct sbatch_part part[2];
-	unsigned nparts;		/* 1, or 2 for a heterogeneous job (hosts, DPUs) */
-	const struct strvec *env;	/* "NAME=value" exported before the command */
-	const struct strvec *command;	/* what the job runs, e.g. sweetspot run SPEC --db DB */
+	unsigned nparts;	      /* 1, or 2 for a heterogeneous job (hosts, DPUs) */
+	const struct strvec *env;     /* "NAME=value" exported before the command */
+	const struct strvec *command; /* what the job runs, e.g. sweetspot run SPEC --db DB */
 };
 
 /* The script's text, or NULL after error() (a value that cannot be put on
@@ -45,11 +45,11 @@ int sbatch_write(const struct sbatch_job *j, const char *path);
 
 /* How to submit. */
 struct sbatch_submit {
-	const char *script;		/* the script's path */
-	const char *after;		/* job id to start after (afterany), or NULL */
-	int wait;			/* sbatch --wait: return when the job ends */
-	double timeout_s;		/* give up on sbatch after this; 0: none */
-	const char *log;		/* sbatch's own output; NULL: a file next to the script */
+	const char *script; /* the script's path */
+	const char *after;  /* job id to start after (afterany), or NULL */
+	int wait;	    /* sbatch --wait: return when the job ends */
+	double timeout_s;   /* give up on sbatch after this; 0: none */
+	const char *log;    /* sbatch's own output; NULL: a file next to the script */
 };
 
 /* Submits with `sbatch --parsable [--dependency=afterany:ID] [--wait] SCRIPT`.
@@ -61,9 +61,9 @@ int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 
 /* What Slurm says of a job now. */
 struct sbatch_state {
-	char state[32];		/* PENDING, RUNNING, COMPLETED, FAILED, ...; "UNKNOWN" */
-	int done;		/* it has ended */
-	int exit_code;		/* when done: ExitCode N:S as N, or 128+S; -1 unknown */
+	char state[32]; /* PENDING, RUNNING, COMPLETED, FAILED, ...; "UNKNOWN" */
+	int done;	/* it has ended */
+	int exit_code;	/* when done: ExitCode N:S as N, or 128+S; -1 unknown */
 };
 
 /* Asks `squeue -h -j ID -o %T` and, when the job has left the queue or

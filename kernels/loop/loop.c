@@ -25,7 +25,7 @@ static const char *const names[] = { "bcast", "gather", "allgather", "reduce", "
 enum { NCOLLS = sizeof(names) / sizeof(names[0]) };
 
 struct loop_opts {
-	unsigned colls[NCOLLS];	/* indexes into names[], in the order given */
+	unsigned colls[NCOLLS]; /* indexes into names[], in the order given */
 	size_t ncolls;
 	uint64_t sizes[LOOP_MAX_SIZES];
 	size_t nsizes;
@@ -57,15 +57,20 @@ static int call(const void *ctx)
 	const struct loop_point *p = ctx;
 
 	switch (p->c) {
-	case 0: return MPI_Bcast(p->sendbuf, p->count, MPI_BYTE, 0, p->comm);
-	case 1: return MPI_Gather(p->sendbuf, p->count, MPI_BYTE, p->recvbuf, p->count, MPI_BYTE, 0,
+	case 0:
+		return MPI_Bcast(p->sendbuf, p->count, MPI_BYTE, 0, p->comm);
+	case 1:
+		return MPI_Gather(p->sendbuf, p->count, MPI_BYTE, p->recvbuf, p->count, MPI_BYTE, 0,
 				  p->comm);
-	case 2: return MPI_Allgather(p->sendbuf, p->count, MPI_BYTE, p->recvbuf, p->count, MPI_BYTE,
+	case 2:
+		return MPI_Allgather(p->sendbuf, p->count, MPI_BYTE, p->recvbuf, p->count, MPI_BYTE,
 				     p->comm);
-	case 3: return MPI_Reduce(p->sendbuf, p->recvbuf, p->count / 4, MPI_INT32_T, MPI_SUM, 0,
+	case 3:
+		return MPI_Reduce(p->sendbuf, p->recvbuf, p->count / 4, MPI_INT32_T, MPI_SUM, 0,
 				  p->comm);
-	default: return MPI_Allreduce(p->sendbuf, p->recvbuf, p->count / 4, MPI_INT32_T, MPI_SUM,
-				      p->comm);
+	default:
+		return MPI_Allreduce(p->sendbuf, p->recvbuf, p->count / 4, MPI_INT32_T, MPI_SUM,
+				     p->comm);
 	}
 }
 
@@ -83,8 +88,10 @@ static int parse_colls(const char *s, struct loop_opts *o, char *err, size_t len
 		for (i = 0; i < NCOLLS && (strlen(names[i]) != n || strncmp(p, names[i], n)); i++)
 			;
 		if (i == NCOLLS || o->ncolls == NCOLLS) {
-			snprintf(err, len, "-c: '%.*s' is not one of bcast, gather, allgather, reduce, "
-				 "allreduce", (int)n, p);
+			snprintf(err, len,
+				 "-c: '%.*s' is not one of bcast, gather, allgather, reduce, "
+				 "allreduce",
+				 (int)n, p);
 			return -1;
 		}
 		o->colls[o->ncolls++] = (unsigned)i;
@@ -112,13 +119,17 @@ static int parse_int(const char *name, const char *s, uint64_t min, uint64_t max
 static int parse(int argc, char **argv, struct loop_opts *o, char *err, size_t len)
 {
 	static const struct option longopts[] = {
-		{ "batch-ms", required_argument, NULL, 'b' }, { "once", no_argument, NULL, '1' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "batch-ms", required_argument, NULL, 'b' },
+		{ "once", no_argument, NULL, '1' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	char why[200];
 	int c;
 
-	*o = (struct loop_opts){ .ncolls = NCOLLS, .iterations = 100, .warmup = 10, .batch_ms = 20 };
+	*o = (struct loop_opts){
+		.ncolls = NCOLLS, .iterations = 100, .warmup = 10, .batch_ms = 20
+	};
 	for (unsigned i = 0; i < NCOLLS; i++)
 		o->colls[i] = i;
 	if (parse_sizes("1K:1M", 0, o->sizes, LOOP_MAX_SIZES, &o->nsizes, why, sizeof(why)))
@@ -128,19 +139,34 @@ static int parse(int argc, char **argv, struct loop_opts *o, char *err, size_t l
 		int rc = 0;
 
 		switch (c) {
-		case 'c': rc = parse_colls(optarg, o, err, len); break;
+		case 'c':
+			rc = parse_colls(optarg, o, err, len);
+			break;
 		case 'm':
 			if ((rc = parse_sizes(optarg, 1, o->sizes, LOOP_MAX_SIZES, &o->nsizes, why,
 					      sizeof(why))))
 				snprintf(err, len, "-m: %s", why);
 			break;
-		case 'i': rc = parse_int("-i", optarg, 1, 100000000, &o->iterations, err, len); break;
-		case 'x': rc = parse_int("-x", optarg, 0, 100000000, &o->warmup, err, len); break;
-		case 'b': rc = parse_int("--batch-ms", optarg, 1, 60000, &o->batch_ms, err, len); break;
-		case '1': o->once = 1; break;
-		case 'h': return 1;
-		case ':': snprintf(err, len, "%s needs a value", argv[optind - 1]); return -1;
-		default: snprintf(err, len, "unknown option '%s'", argv[optind - 1]); return -1;
+		case 'i':
+			rc = parse_int("-i", optarg, 1, 100000000, &o->iterations, err, len);
+			break;
+		case 'x':
+			rc = parse_int("-x", optarg, 0, 100000000, &o->warmup, err, len);
+			break;
+		case 'b':
+			rc = parse_int("--batch-ms", optarg, 1, 60000, &o->batch_ms, err, len);
+			break;
+		case '1':
+			o->once = 1;
+			break;
+		case 'h':
+			return 1;
+		case ':':
+			snprintf(err, len, "%s needs a value", argv[optind - 1]);
+			return -1;
+		default:
+			snprintf(err, len, "unknown option '%s'", argv[optind - 1]);
+			return -1;
 		}
 		if (rc)
 			return -1;
@@ -157,7 +183,8 @@ static int parse(int argc, char **argv, struct loop_opts *o, char *err, size_t l
 		}
 		for (size_t k = 0; k < o->ncolls; k++)
 			if (o->colls[k] >= 3 && o->sizes[z] % 4) {
-				snprintf(err, len, "-m: %llu bytes is not a whole number of int32 for %s",
+				snprintf(err, len,
+					 "-m: %llu bytes is not a whole number of int32 for %s",
 					 (unsigned long long)o->sizes[z], names[o->colls[k]]);
 				return -1;
 			}
@@ -181,17 +208,23 @@ static int run(const struct loop_opts *o, MPI_Comm comm, int rank, int size)
 	memset(p.sendbuf, rank + 1, most);
 	memset(p.recvbuf, 0, most * (uint64_t)size);
 	if (!rank && !o->once) {
-		printf("# sweetspot-loop %s: %d ranks; time per call (us): batches of calls back to "
-		       "back lasting %d ms, averaged over ranks\n", SWEETSPOT_VERSION, size, o->batch_ms);
+		printf("# sweetspot-loop %s: %d ranks; time per call (us): batches of calls back "
+		       "to "
+		       "back lasting %d ms, averaged over ranks\n",
+		       SWEETSPOT_VERSION, size, o->batch_ms);
 		printf("%-12s %10s %11s %11s %11s %11s\n", "# collective", "bytes", "avg_us",
 		       "median_us", "rank_min", "rank_max");
 		fflush(stdout);
 	}
 	for (size_t k = 0; k < o->ncolls && rc == MPI_SUCCESS; k++)
 		for (size_t z = 0; z < o->nsizes && rc == MPI_SUCCESS; z++) {
-			struct batch_opts bo = { .comm = comm, .call = call, .ctx = &p,
-						 .barrier = barrier, .warmup = o->warmup,
-						 .min_calls = o->iterations, .batch_ms = o->batch_ms };
+			struct batch_opts bo = { .comm = comm,
+						 .call = call,
+						 .ctx = &p,
+						 .barrier = barrier,
+						 .warmup = o->warmup,
+						 .min_calls = o->iterations,
+						 .batch_ms = o->batch_ms };
 			struct batch_time t;
 
 			p.c = o->colls[k];

@@ -20,8 +20,7 @@ static void assign_block(int H, int W, int *owner)
 		owner[h++] = w;
 }
 
-static void assign_locality(int H, int W, const int *host_node,
-			    const int *worker_node, int *owner)
+static void assign_locality(int H, int W, const int *host_node, const int *worker_node, int *owner)
 {
 	int next = 0;
 
@@ -49,8 +48,8 @@ static void assign_locality(int H, int W, const int *host_node,
 			owner[h] = next++ % W;
 }
 
-int assign_hosts(enum asg kind, int H, int W, const int *host_node,
-		 const int *worker_node, int *owner)
+int assign_hosts(enum asg kind, int H, int W, const int *host_node, const int *worker_node,
+		 int *owner)
 {
 	if (H < 1 || W < 1)
 		return -1;
@@ -85,8 +84,7 @@ static size_t node_match(const char *w, const char *h)
 	return 0;
 }
 
-int assign_nodes(const char *const *names, int H, int W, int ppn,
-		 int *host_node, int *worker_node)
+int assign_nodes(const char *const *names, int H, int W, int ppn, int *host_node, int *worker_node)
 {
 	int nodes = 0;
 

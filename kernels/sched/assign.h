@@ -20,8 +20,8 @@ extern const char *const asg_names[ASG_N];
  *   host_node[h] and worker_node[w] are node numbers (-1: on no host's node).
  * Returns 0, or -1 on nonsensical arguments.
  */
-int assign_hosts(enum asg kind, int H, int W, const int *host_node,
-		 const int *worker_node, int *owner);
+int assign_hosts(enum asg kind, int H, int W, const int *host_node, const int *worker_node,
+		 int *owner);
 
 /*
  * Node numbers from host names: names[r] for every rank r < H+W.
@@ -32,7 +32,6 @@ int assign_hosts(enum asg kind, int H, int W, const int *host_node,
  * or is the longest prefix of its own followed by '-', '.' or '_'
  * ("node01-bf" is node01's DPU); else -1. Returns the number of host nodes.
  */
-int assign_nodes(const char *const *names, int H, int W, int ppn,
-		 int *host_node, int *worker_node);
+int assign_nodes(const char *const *names, int H, int W, int ppn, int *host_node, int *worker_node);
 
 #endif

@@ -6,19 +6,19 @@
 
 #include <string.h>
 
-#define ALG(a) (1u << (a))
+#define ALG(a)	  (1u << (a))
 #define SCHEDULES (ALG(ALG_KNOMIAL) | ALG(ALG_RING) | ALG(ALG_RECDBL))
 
 const char *const coll_names[COLL_N] = {
-	[COLL_BCAST] = "bcast", [COLL_GATHER] = "gather", [COLL_ALLGATHER] = "allgather",
+	[COLL_BCAST] = "bcast",	  [COLL_GATHER] = "gather",	  [COLL_ALLGATHER] = "allgather",
 	[COLL_REDUCE] = "reduce", [COLL_ALLREDUCE] = "allreduce", [COLL_ALLTOALL] = "alltoall",
-	[COLL_SCAN] = "scan", [COLL_EXSCAN] = "exscan", [COLL_BARRIER] = "barrier",
+	[COLL_SCAN] = "scan",	  [COLL_EXSCAN] = "exscan",	  [COLL_BARRIER] = "barrier",
 };
 
 const char *const alg_names[ALG_N] = {
-	[ALG_DIRECT] = "direct", [ALG_LEADER] = "leader", [ALG_ALLIN] = "allin",
-	[ALG_SLICE] = "slice", [ALG_ASSIGNED] = "assigned", [ALG_KNOMIAL] = "knomial",
-	[ALG_RING] = "ring", [ALG_RECDBL] = "recdbl", [ALG_CHAIN] = "chain",
+	[ALG_DIRECT] = "direct", [ALG_LEADER] = "leader",     [ALG_ALLIN] = "allin",
+	[ALG_SLICE] = "slice",	 [ALG_ASSIGNED] = "assigned", [ALG_KNOMIAL] = "knomial",
+	[ALG_RING] = "ring",	 [ALG_RECDBL] = "recdbl",     [ALG_CHAIN] = "chain",
 	[ALG_DISSEM] = "dissem",
 };
 
@@ -27,23 +27,42 @@ const char *const alg_names[ALG_N] = {
  * direct moves the whole block (one read, then a write per host), its
  * worker schedule is pipelined. */
 const struct coll_desc coll_table[COLL_N] = {
-	[COLL_BCAST] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), .pipelined = SCHEDULES,
+	[COLL_BCAST] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL),
+			 .pipelined = SCHEDULES,
 			 .build = coll_build_bcast },
-	[COLL_GATHER] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL), .pipelined = ~0u,
-			  .all = SCHED_RECV_ALL, .build = coll_build_gather },
-	[COLL_ALLGATHER] = { .algs = ALG(ALG_LEADER) | ALG(ALG_ALLIN) | ALG(ALG_RING) | ALG(ALG_RECDBL),
-			     .pipelined = ~0u, .all = SCHED_RECV_ALL, .build = coll_build_allgather },
-	[COLL_REDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | ALG(ALG_KNOMIAL), .pipelined = ~0u,
-			  .reduction = 1, .build = coll_build_reduce },
-	[COLL_ALLREDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | SCHEDULES, .pipelined = ~0u,
-			     .reduction = 1, .build = coll_build_reduce },
-	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT), .pipelined = ~0u, .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
+	[COLL_GATHER] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL),
+			  .pipelined = ~0u,
+			  .all = SCHED_RECV_ALL,
+			  .build = coll_build_gather },
+	[COLL_ALLGATHER] = { .algs = ALG(ALG_LEADER) | ALG(ALG_ALLIN) | ALG(ALG_RING) |
+				     ALG(ALG_RECDBL),
+			     .pipelined = ~0u,
+			     .all = SCHED_RECV_ALL,
+			     .build = coll_build_allgather },
+	[COLL_REDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | ALG(ALG_KNOMIAL),
+			  .pipelined = ~0u,
+			  .reduction = 1,
+			  .build = coll_build_reduce },
+	[COLL_ALLREDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | SCHEDULES,
+			     .pipelined = ~0u,
+			     .reduction = 1,
+			     .build = coll_build_reduce },
+	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT),
+			    .pipelined = ~0u,
+			    .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
 			    .build = coll_build_alltoall },
 	/* The workers' staging: a vector per host, in the receive area. */
-	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
-	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN), .reduction = 1, .all = SCHED_RECV_ALL, .build = coll_build_scan },
+	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN),
+			.reduction = 1,
+			.all = SCHED_RECV_ALL,
+			.build = coll_build_scan },
+	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN),
+			  .reduction = 1,
+			  .all = SCHED_RECV_ALL,
+			  .build = coll_build_scan },
 	/* No data: hosts signal and wait; the workers synchronise. */
-	[COLL_BARRIER] = { .algs = ALG(ALG_DISSEM) | ALG(ALG_KNOMIAL), .build = coll_build_barrier },
+	[COLL_BARRIER] = { .algs = ALG(ALG_DISSEM) | ALG(ALG_KNOMIAL),
+			   .build = coll_build_barrier },
 };
 
 int alg_is_default(enum alg a)
@@ -84,7 +103,8 @@ int alg_applies(enum coll c, enum alg a)
 int coll_build(const struct coll_geom *g, int rank, struct coll_rank *cr)
 {
 	memset(cr, 0, sizeof(*cr));
-	if (g->H < 1 || g->W < 1 || rank < 0 || rank >= g->H + g->W || !alg_applies(g->coll, g->alg) ||
+	if (g->H < 1 || g->W < 1 || rank < 0 || rank >= g->H + g->W ||
+	    !alg_applies(g->coll, g->alg) ||
 	    (alg_has_radix(g->alg) && (g->radix < COLL_RADIX_MIN || g->radix > COLL_RADIX_MAX)) ||
 	    (alg_is_pipelined(g->coll, g->alg) && (g->chunk < 1 || g->window < 1)))
 		return -1;

@@ -16,17 +16,17 @@
 
 /* The axes' values when none is given: the kernel's options, the spec's
  * sweep and the model all start from these. */
-#define COLL_DEFAULT_CHUNK ((size_t)64 << 10)
+#define COLL_DEFAULT_CHUNK  ((size_t)64 << 10)
 #define COLL_DEFAULT_WINDOW 2
-#define COLL_DEFAULT_RADIX 2
-#define COLL_RADIX_MIN 2
-#define COLL_RADIX_MAX 8
+#define COLL_DEFAULT_RADIX  2
+#define COLL_RADIX_MIN	    2
+#define COLL_RADIX_MAX	    8
 
 struct coll_desc {
-	unsigned algs;		/* bit per enum alg that applies */
-	unsigned pipelined;	/* of those, where chunk and window apply */
-	int reduction;		/* dtype and op apply */
-	unsigned all;		/* SCHED_RECV_ALL: the receive area holds H
+	unsigned algs;	    /* bit per enum alg that applies */
+	unsigned pipelined; /* of those, where chunk and window apply */
+	int reduction;	    /* dtype and op apply */
+	unsigned all;	    /* SCHED_RECV_ALL: the receive area holds H
 				 * blocks of m (gather, allgather, alltoall);
 				 * SCHED_SEND_ALL: the send area does (alltoall) */
 	int (*build)(const struct coll_geom *g, int rank, struct coll_rank *cr);

@@ -31,15 +31,15 @@
 
 /* Tag of the leader's "my blocks are in" signals, and the schedules'. */
 #define TAG_LEADER 0
-#define TAG_AG 0
+#define TAG_AG	   0
 
 /* What the pipelined schedules share on worker w for one chunk. */
 struct ag_ctx {
 	const struct coll_geom *g;
 	struct sched *s;
 	int w;
-	size_t off, len;	/* the chunk, within a block */
-	int *have;		/* have[h]: the op after which host h's chunk is here */
+	size_t off, len; /* the chunk, within a block */
+	int *have;	 /* have[h]: the op after which host h's chunk is here */
 };
 
 /* Writes the chunk of every block h with pick(h) to worker v, then
@@ -51,8 +51,10 @@ static void ag_send(struct ag_ctx *x, int v, const int *pick)
 
 	for (int h = 0; h < g->H; h++)
 		if (pick[h])
-			sched_dep(x->s, sched_add(x->s, OP_WRITE, g->H + v, g->S + h * g->m + x->off,
-						  g->S + h * g->m + x->off, x->len), x->have[h]);
+			sched_dep(x->s,
+				  sched_add(x->s, OP_WRITE, g->H + v, g->S + h * g->m + x->off,
+					    g->S + h * g->m + x->off, x->len),
+				  x->have[h]);
 	sg = sched_signal(x->s, g->H + v, TAG_AG);
 	for (int i = first; i < sg; i++)
 		sched_dep(x->s, sg, i);
@@ -130,18 +132,21 @@ static void ag_recdbl_chunk(struct ag_ctx *x, int *pick)
 /* ring or recdbl on worker w, chunk by chunk. */
 static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 {
-	int H = g->H, *have = xmalloc((size_t)H * sizeof(int)), *pick = xmalloc((size_t)H * sizeof(int));
+	int H = g->H, *have = xmalloc((size_t)H * sizeof(int)),
+	    *pick = xmalloc((size_t)H * sizeof(int));
 	int *join = xmalloc((size_t)g->window * sizeof(int));
 	size_t nc = (g->m + g->chunk - 1) / g->chunk;
 
 	for (size_t c = 0; c < nc; c++) {
 		struct ag_ctx x = { .g = g, .s = s, .w = w, .off = c * g->chunk, .have = have };
-		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n,
+		    prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		x.len = x.off + g->chunk < g->m ? g->chunk : g->m - x.off;
 		for (int h = 0; h < H; h++)
 			if (g->owner[h] == w) {
-				have[h] = sched_add(s, OP_READ, h, g->S + h * g->m + x.off, x.off, x.len);
+				have[h] = sched_add(s, OP_READ, h, g->S + h * g->m + x.off, x.off,
+						    x.len);
 				sched_dep(s, have[h], prev);
 			}
 		if (g->alg == ALG_RING)
@@ -150,8 +155,10 @@ static int build_ag_sched(const struct coll_geom *g, int w, struct sched *s)
 			ag_recdbl_chunk(&x, pick);
 		for (int d = 0; d < H; d++)
 			for (int h = 0; d < H && g->owner[d] == w && h < H; h++)
-				sched_dep(s, sched_add(s, OP_WRITE, d, g->S + h * g->m + x.off,
-						       g->S + h * g->m + x.off, x.len), have[h]);
+				sched_dep(s,
+					  sched_add(s, OP_WRITE, d, g->S + h * g->m + x.off,
+						    g->S + h * g->m + x.off, x.len),
+					  have[h]);
 		join[c % (size_t)g->window] = sched_join(s, H + w, first);
 	}
 	free(have);
@@ -174,8 +181,9 @@ static void leader_chunk(const struct coll_geom *g, const int *have, int *wt, si
 		wt[v] = sched_wait_flag(s, H + v, TAG_LEADER);
 	for (int d = 0; d < H; d++)
 		for (int h = 0; h < (len == m ? 1 : H); h++) {
-			int op = len == m ? sched_add(s, OP_WRITE, d, S, S, (size_t)H * m)
-					  : sched_add(s, OP_WRITE, d, S + h * m + off, S + h * m + off, len);
+			int op = len == m ? sched_add(s, OP_WRITE, d, S, S, (size_t)H * m) :
+					    sched_add(s, OP_WRITE, d, S + h * m + off,
+						      S + h * m + off, len);
 
 			for (int k = 0; k < H; k++)
 				if (len == m || k == h)
@@ -198,10 +206,13 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n,
+		    prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int h = 0; h < H; h++) {
-			have[h] = g->owner[h] == w ? sched_add(s, OP_READ, h, S + h * m + off, off, len) : -1;
+			have[h] = g->owner[h] == w ?
+					  sched_add(s, OP_READ, h, S + h * m + off, off, len) :
+					  -1;
 			if (have[h] >= 0)
 				sched_dep(s, have[h], prev);
 		}
@@ -212,7 +223,9 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 
 			for (int h = 0; h < H; h++)
 				if (have[h] >= 0)
-					sched_dep(s, sched_add(s, OP_WRITE, H, S + h * m + off, S + h * m + off, len),
+					sched_dep(s,
+						  sched_add(s, OP_WRITE, H, S + h * m + off,
+							    S + h * m + off, len),
 						  have[h]);
 			sg = sched_signal(s, H, TAG_LEADER);
 			for (int i = wfirst; i < sg; i++)
@@ -222,11 +235,13 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 			for (int d = 0; d < H; d++)
 				for (int h = 0; h < H; h++)
 					if (have[h] >= 0)
-						sched_dep(s, sched_add(s, OP_WRITE, d, S + h * m + off, S + h * m + off, len),
+						sched_dep(s,
+							  sched_add(s, OP_WRITE, d, S + h * m + off,
+								    S + h * m + off, len),
 							  have[h]);
 		}
 		if ((int)s->n == first)
-			continue;	/* allin with no host: nothing to do */
+			continue; /* allin with no host: nothing to do */
 		join[c % (size_t)g->window] = sched_join(s, H + w, first);
 	}
 	free(have);

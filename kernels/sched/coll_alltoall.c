@@ -48,11 +48,14 @@ static int build_alltoall_direct(const struct coll_geom *g, int w, struct sched 
 
 			for (int q = 0; q < nsrc; q++) {
 				int i = src[q], j = (i + r) % H;
-				int rd = sched_add(s, OP_READ, i, slot + (size_t)q * cl, (size_t)j * m + off, len);
+				int rd = sched_add(s, OP_READ, i, slot + (size_t)q * cl,
+						   (size_t)j * m + off, len);
 
 				sched_dep(s, rd, prev);
-				sched_dep(s, sched_add(s, OP_WRITE, j, slot + (size_t)q * cl, S + (size_t)i * m + off,
-						       len), rd);
+				sched_dep(s,
+					  sched_add(s, OP_WRITE, j, slot + (size_t)q * cl,
+						    S + (size_t)i * m + off, len),
+					  rd);
 			}
 			join[t % slots] = sched_join(s, H + w, first);
 		}

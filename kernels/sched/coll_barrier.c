@@ -72,7 +72,8 @@ static int build_barrier_worker(const struct coll_geom *g, int w, struct sched *
 		sched_wait_flag(s, h, TAG_ARRIVE);
 	if ((int)s->n > first)
 		arrived = sched_join(s, H + w, first);
-	done = g->alg == ALG_KNOMIAL ? knomial(g, s, w, arrived) : dissemination(s, H, g->W, w, arrived);
+	done = g->alg == ALG_KNOMIAL ? knomial(g, s, w, arrived) :
+				       dissemination(s, H, g->W, w, arrived);
 	for (int pos = 0, h; (h = sched_next_host(g, w, &pos)) >= 0;)
 		sched_dep(s, sched_signal(s, h, TAG_RELEASE), done);
 	return 0;
@@ -85,7 +86,7 @@ int coll_build_barrier(const struct coll_geom *g, int rank, struct coll_rank *cr
 	if (rank < H) {
 		dissemination(&cr->ref, 0, H, rank, -1);
 		sched_signal(&cr->off, H + g->owner[rank], TAG_ARRIVE);
-		cr->entry = 1;	/* the arrival before the compute, the wait after */
+		cr->entry = 1; /* the arrival before the compute, the wait after */
 		sched_wait_flag(&cr->off, H + g->owner[rank], TAG_RELEASE);
 		return 0;
 	}

@@ -30,19 +30,23 @@ static int build_bcast_knomial(const struct coll_geom *g, int w, struct sched *s
 
 		if (v == 0) {
 			have = sched_add(s, OP_READ, 0, g->S + off, off, len);
-			sched_dep(s, have, c >= (size_t)g->window ? join[c % (size_t)g->window] : -1);
+			sched_dep(s, have,
+				  c >= (size_t)g->window ? join[c % (size_t)g->window] : -1);
 		} else {
-			have = sched_wait_flag(s, H + (sched_knomial_parent(v, g->radix) + r0) % W, TAG_BCAST);
+			have = sched_wait_flag(s, H + (sched_knomial_parent(v, g->radix) + r0) % W,
+					       TAG_BCAST);
 		}
 		for (int i = 0; i < nch; i++) {
-			int peer = H + (ch[i] + r0) % W, wr = sched_add(s, OP_WRITE, peer, g->S + off, g->S + off, len);
+			int peer = H + (ch[i] + r0) % W,
+			    wr = sched_add(s, OP_WRITE, peer, g->S + off, g->S + off, len);
 
 			sched_dep(s, wr, have);
 			sched_dep(s, sched_signal(s, peer, TAG_BCAST), wr);
 		}
 		for (int pos = 0, h; (h = sched_next_host(g, w, &pos)) >= 0;)
 			if (h > 0)
-				sched_dep(s, sched_add(s, OP_WRITE, h, g->S + off, g->S + off, len), have);
+				sched_dep(s, sched_add(s, OP_WRITE, h, g->S + off, g->S + off, len),
+					  have);
 		join[c % (size_t)g->window] = sched_join(s, H + w, have);
 	}
 	free(ch);
@@ -70,7 +74,8 @@ int coll_build_bcast(const struct coll_geom *g, int rank, struct coll_rank *cr)
 			if (h > 0) {
 				if (rd < 0)
 					rd = sched_add(&cr->off, OP_READ, 0, g->S, 0, g->m);
-				sched_dep(&cr->off, sched_add(&cr->off, OP_WRITE, h, g->S, g->S, g->m), rd);
+				sched_dep(&cr->off,
+					  sched_add(&cr->off, OP_WRITE, h, g->S, g->S, g->m), rd);
 			}
 	}
 	return 0;

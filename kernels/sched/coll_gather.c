@@ -46,15 +46,18 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 {
 	int H = g->H, W = g->W, r0 = g->owner[0], v = (w - r0 + W) % W, nch;
 	size_t nc = (g->m + g->chunk - 1) / g->chunk, m = g->m, S = g->S;
-	int *via = xmalloc((size_t)H * sizeof(int)), *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int));
+	int *via = xmalloc((size_t)H * sizeof(int)),
+	    *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int));
 	int *wt = xmalloc((size_t)W * sizeof(int)), *have = xmalloc((size_t)H * sizeof(int));
-	int *cvia = xmalloc((size_t)H * sizeof(int)), *join = xmalloc((size_t)g->window * sizeof(int));
+	int *cvia = xmalloc((size_t)H * sizeof(int)),
+	    *join = xmalloc((size_t)g->window * sizeof(int));
 
 	gather_via(g, v, r0, via);
 	nch = sched_knomial_children(v, W, g->radix, ch);
 	for (size_t c = 0; c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n,
+		    prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int h = 0; h < H; h++)
 			if (via[h] == v) {
@@ -76,7 +79,10 @@ static int build_gather_knomial(const struct coll_geom *g, int w, struct sched *
 
 		for (int h = 0; h < H; h++)
 			if (via[h] >= 0) {
-				sched_dep(s, sched_add(s, OP_WRITE, to, S + h * m + off, S + h * m + off, len), have[h]);
+				sched_dep(s,
+					  sched_add(s, OP_WRITE, to, S + h * m + off,
+						    S + h * m + off, len),
+					  have[h]);
 				cvia[nw++] = (int)s->n - 1;
 			}
 		if (v != 0 && nw) {
@@ -104,13 +110,16 @@ static int build_gather_direct(const struct coll_geom *g, int w, struct sched *s
 
 	for (size_t c = 0; mine && c < nc; c++) {
 		size_t off = c * g->chunk, len = off + g->chunk < m ? g->chunk : m - off;
-		int first = (int)s->n, prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
+		int first = (int)s->n,
+		    prev = c >= (size_t)g->window ? join[c % (size_t)g->window] : -1;
 
 		for (int p = 0, h; (h = sched_next_host(g, w, &p)) >= 0;) {
 			int rd = sched_add(s, OP_READ, h, S + h * m + off, off, len);
 
 			sched_dep(s, rd, prev);
-			sched_dep(s, sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len), rd);
+			sched_dep(s,
+				  sched_add(s, OP_WRITE, 0, S + h * m + off, S + h * m + off, len),
+				  rd);
 		}
 		join[c % (size_t)g->window] = sched_join(s, g->H + w, first);
 	}

@@ -28,13 +28,13 @@
 
 #include <stdlib.h>
 
-#define TAG_PARTIAL 1	/* contributor -> owner: a unit of my partial is ready */
-#define TAG_RESULT 2	/* owner -> worker: a unit of the result is in your area */
+#define TAG_PARTIAL 1 /* contributor -> owner: a unit of my partial is ready */
+#define TAG_RESULT  2 /* owner -> worker: a unit of the result is in your area */
 
 struct red {
 	const struct coll_geom *g;
-	size_t es, count, ce, cs;	/* element size, elements, per chunk, slot bytes */
-	int all;			/* allreduce */
+	size_t es, count, ce, cs; /* element size, elements, per chunk, slot bytes */
+	int all;		  /* allreduce */
 };
 
 /* Elements [*a, *b) of chunk c of the range [lo, hi). */
@@ -83,8 +83,9 @@ static void slice_owner(const struct red *r, struct sched *s, int me, int self, 
 		int *wr = xmalloc((size_t)ndest * sizeof(*wr));
 
 		for (int d = 0; d < ndest; d++) {
-			wr[d] = dest[d] == self ? sched_add(s, OP_COPY, me, acc, g->S + off, len)
-						: sched_add(s, OP_WRITE, dest[d], acc, g->S + off, len);
+			wr[d] = dest[d] == self ?
+					sched_add(s, OP_COPY, me, acc, g->S + off, len) :
+					sched_add(s, OP_WRITE, dest[d], acc, g->S + off, len);
 			sched_dep(s, wr[d], last);
 		}
 		jn = sched_add(s, OP_JOIN, me, 0, 0, 0);
@@ -128,7 +129,7 @@ struct asg_ctx {
 	size_t *lo, *hi;	/* each worker's part, in elements */
 	int *own_last;		/* per chunk of our part: our partial's last op */
 	int *pjoin, *cjoin;	/* window rings: partial and combine slots */
-	size_t res, pbuf, cbuf;	/* result area, partial slots, combine slots */
+	size_t res, pbuf, cbuf; /* result area, partial slots, combine slots */
 	size_t am;		/* the vector's bytes, 64-aligned: recdbl's stage
 				 * buffers follow the result area, am apart */
 };
@@ -195,7 +196,8 @@ static int combine_direct(struct asg_ctx *x, size_t c, size_t off, size_t len)
 		} else {
 			int wt = sched_wait_flag(s, g->H + v, TAG_PARTIAL);
 
-			rd = sched_add(s, OP_READ, g->H + v, last < 0 ? x->res + off : buf, g->S + off, len);
+			rd = sched_add(s, OP_READ, g->H + v, last < 0 ? x->res + off : buf,
+				       g->S + off, len);
 			sched_dep(s, rd, wt);
 			sched_dep(s, rd, last < 0 ? -1 : prev);
 		}
@@ -203,8 +205,8 @@ static int combine_direct(struct asg_ctx *x, size_t c, size_t off, size_t len)
 			last = rd;
 			continue;
 		}
-		op = last < 0 ? sched_add(s, OP_COPY, x->me, buf, x->res + off, len)
-			      : sched_add(s, OP_REDUCE, x->me, buf, x->res + off, len);
+		op = last < 0 ? sched_add(s, OP_COPY, x->me, buf, x->res + off, len) :
+				sched_add(s, OP_REDUCE, x->me, buf, x->res + off, len);
 		sched_dep(s, op, last);
 		sched_dep(s, op, rd);
 		sched_dep(s, op, v == x->w ? x->own_last[c] : -1);
@@ -227,18 +229,21 @@ static void own_units(struct asg_ctx *x)
 		int last = combine_direct(x, c, off, len);
 
 		if (!x->r->all) {
-			sched_dep(s, sched_add(s, OP_WRITE, 0, x->res + off, g->S + off, len), last);
+			sched_dep(s, sched_add(s, OP_WRITE, 0, x->res + off, g->S + off, len),
+				  last);
 			continue;
 		}
 		for (int v = 0; v < g->W; v++)
 			if (v != x->w) {
-				int wr = sched_add(s, OP_WRITE, g->H + v, x->res + off, x->res + off, len);
+				int wr = sched_add(s, OP_WRITE, g->H + v, x->res + off,
+						   x->res + off, len);
 
 				sched_dep(s, wr, last);
 				sched_dep(s, sched_signal(s, g->H + v, TAG_RESULT), wr);
 			}
 		for (int j = 0; j < x->nL; j++)
-			sched_dep(s, sched_add(s, OP_WRITE, x->L[j], x->res + off, g->S + off, len), last);
+			sched_dep(s, sched_add(s, OP_WRITE, x->L[j], x->res + off, g->S + off, len),
+				  last);
 	}
 }
 
@@ -249,12 +254,15 @@ static void forward_units(struct asg_ctx *x)
 	size_t a, b;
 
 	for (int p = 0; p < g->W; p++)
-		for (size_t c = 0; p != x->w && chunk_of(x->r, x->lo[p], x->hi[p], c, &a, &b); c++) {
+		for (size_t c = 0; p != x->w && chunk_of(x->r, x->lo[p], x->hi[p], c, &a, &b);
+		     c++) {
 			int wt = sched_wait_flag(x->s, g->H + p, TAG_RESULT);
 
 			for (int j = 0; j < x->nL; j++)
-				sched_dep(x->s, sched_add(x->s, OP_WRITE, x->L[j], x->res + a * x->r->es,
-							  g->S + a * x->r->es, (b - a) * x->r->es), wt);
+				sched_dep(x->s,
+					  sched_add(x->s, OP_WRITE, x->L[j], x->res + a * x->r->es,
+						    g->S + a * x->r->es, (b - a) * x->r->es),
+					  wt);
 		}
 }
 
@@ -267,10 +275,11 @@ static void combine_knomial(struct asg_ctx *x)
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
 	int W = g->W, r0 = g->owner[0], v = (x->w - r0 + W) % W, nch, up;
-	int *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int)), *sub = xcalloc((size_t)W, sizeof(int));
+	int *ch = xmalloc((size_t)(g->radix * 32 + W) * sizeof(int)),
+	    *sub = xcalloc((size_t)W, sizeof(int));
 	size_t a, b, win = (size_t)g->window;
 
-	for (int h = 0; h < g->H; h++)	/* sub[u]: hosts in u's subtree */
+	for (int h = 0; h < g->H; h++) /* sub[u]: hosts in u's subtree */
 		for (int u = (g->owner[h] - r0 + W) % W;; u = sched_knomial_parent(u, g->radix)) {
 			sub[u]++;
 			if (!u)
@@ -289,9 +298,10 @@ static void combine_knomial(struct asg_ctx *x)
 			if (!sub[ch[i]])
 				continue;
 			wt = sched_wait_flag(s, peer, TAG_PARTIAL);
-			rd = sched_add(s, OP_READ, peer, last < 0 ? g->S + off : buf, g->S + off, len);
+			rd = sched_add(s, OP_READ, peer, last < 0 ? g->S + off : buf, g->S + off,
+				       len);
 			sched_dep(s, rd, wt);
-			if (last < 0) {		/* no partial of ours: the child's is the start */
+			if (last < 0) { /* no partial of ours: the child's is the start */
 				last = rd;
 				continue;
 			}
@@ -313,12 +323,15 @@ static void combine_knomial(struct asg_ctx *x)
 
 			if (!sub[ch[i]])
 				continue;
-			wr = sched_add(s, OP_WRITE, peer, v ? x->res + off : g->S + off, x->res + off, len);
+			wr = sched_add(s, OP_WRITE, peer, v ? x->res + off : g->S + off,
+				       x->res + off, len);
 			sched_dep(s, wr, have);
 			sched_dep(s, sched_signal(s, peer, TAG_RESULT), wr);
 		}
 		for (int j = 0; j < x->nL; j++)
-			sched_dep(s, sched_add(s, OP_WRITE, x->L[j], v ? x->res + off : g->S + off, g->S + off, len),
+			sched_dep(s,
+				  sched_add(s, OP_WRITE, x->L[j], v ? x->res + off : g->S + off,
+					    g->S + off, len),
 				  have);
 	}
 	free(ch);
@@ -346,7 +359,9 @@ static void ring_rs(struct asg_ctx *x, size_t c, int *cur, int *has)
 			size_t off = a * x->r->es, len = (b - a) * x->r->es;
 			size_t buf = x->cbuf + (slot * (size_t)W + (size_t)st) * x->r->cs;
 			int wt = sched_wait_flag(s, g->H + pv, TAG_PARTIAL), mine = has[w * W + qr];
-			int rd = sched_add(s, OP_READ, g->H + pv, mine ? buf : g->S + off, g->S + off, len), op;
+			int rd = sched_add(s, OP_READ, g->H + pv, mine ? buf : g->S + off,
+					   g->S + off, len),
+			    op;
 
 			sched_dep(s, rd, wt);
 			sched_dep(s, rd, mine ? prev : -1);
@@ -356,7 +371,7 @@ static void ring_rs(struct asg_ctx *x, size_t c, int *cur, int *has)
 				sched_dep(s, op, cur[qr]);
 				rd = op;
 			}
-			cur[qr] = rd;	/* without a partial of ours, theirs is the start */
+			cur[qr] = rd; /* without a partial of ours, theirs is the start */
 		}
 		/* Everyone's step at once: v's part v - st joins worker v + 1's. */
 		for (int v = 0; v < W; v++)
@@ -372,13 +387,17 @@ static void combine_ring(struct asg_ctx *x, size_t nmax)
 {
 	const struct coll_geom *g = x->r->g;
 	struct sched *s = x->s;
-	int W = g->W, w = x->w, f = (w + 1) % W, nx = g->H + (w + 1) % W, pv = g->H + (w - 1 + W) % W;
-	int *cur = xmalloc((size_t)W * sizeof(int)), *has = xmalloc((size_t)W * (size_t)W * sizeof(int));
+	int W = g->W, w = x->w, f = (w + 1) % W, nx = g->H + (w + 1) % W,
+	    pv = g->H + (w - 1 + W) % W;
+	int *cur = xmalloc((size_t)W * sizeof(int)),
+	    *has = xmalloc((size_t)W * (size_t)W * sizeof(int));
 	size_t a, b, k = 0;
 
 	for (size_t c = 0; c < nmax; c++) {
 		for (int q = 0; q < W; q++) {
-			cur[q] = chunk_of(x->r, x->lo[q], x->hi[q], c, &a, &b) ? partial_of(x, a, b, k++) : -1;
+			cur[q] = chunk_of(x->r, x->lo[q], x->hi[q], c, &a, &b) ?
+					 partial_of(x, a, b, k++) :
+					 -1;
 			for (int v = 0; v < W; v++)
 				has[v * W + q] = x->contrib[v];
 		}
@@ -387,7 +406,8 @@ static void combine_ring(struct asg_ctx *x, size_t nmax)
 			int qs = (w + 1 - st + W) % W, qr = (w - st + W) % W;
 
 			if (chunk_of(x->r, x->lo[qs], x->hi[qs], c, &a, &b)) {
-				int wr = sched_add(s, OP_WRITE, nx, (qs == f ? g->S : x->res) + a * x->r->es,
+				int wr = sched_add(s, OP_WRITE, nx,
+						   (qs == f ? g->S : x->res) + a * x->r->es,
 						   x->res + a * x->r->es, (b - a) * x->r->es);
 
 				sched_dep(s, wr, cur[qs]);
@@ -397,9 +417,13 @@ static void combine_ring(struct asg_ctx *x, size_t nmax)
 				cur[qr] = sched_wait_flag(s, pv, TAG_RESULT);
 		}
 		for (int q = 0; q < W; q++)
-			for (int j = 0; j < x->nL && chunk_of(x->r, x->lo[q], x->hi[q], c, &a, &b); j++)
-				sched_dep(s, sched_add(s, OP_WRITE, x->L[j], (q == f ? g->S : x->res) + a * x->r->es,
-						       g->S + a * x->r->es, (b - a) * x->r->es), cur[q]);
+			for (int j = 0; j < x->nL && chunk_of(x->r, x->lo[q], x->hi[q], c, &a, &b);
+			     j++)
+				sched_dep(s,
+					  sched_add(s, OP_WRITE, x->L[j],
+						    (q == f ? g->S : x->res) + a * x->r->es,
+						    g->S + a * x->r->es, (b - a) * x->r->es),
+					  cur[q]);
 	}
 	free(cur);
 	free(has);
@@ -436,7 +460,9 @@ static void recdbl_stages(struct asg_ctx *x, size_t off, size_t len, int *gh, si
 
 			sched_dep(s, rd, wt);
 			if (gh[w]) {
-				sched_dep(s, sched_add(s, OP_REDUCE, x->me, go[w] + off, X + off, len), rd);
+				sched_dep(s,
+					  sched_add(s, OP_REDUCE, x->me, go[w] + off, X + off, len),
+					  rd);
 				sched_dep(s, rd = (int)s->n - 1, *cur);
 			}
 			*cur = rd;
@@ -480,14 +506,16 @@ static void combine_recdbl(struct asg_ctx *x)
 		} else {
 			recdbl_stages(x, off, len, gh, go, &cur);
 			if (ne) {
-				int wr = sched_add(s, OP_WRITE, g->H + w + P, go[w] + off, x->res + off, len);
+				int wr = sched_add(s, OP_WRITE, g->H + w + P, go[w] + off,
+						   x->res + off, len);
 
 				sched_dep(s, wr, cur);
 				sched_dep(s, sched_signal(s, g->H + w + P, TAG_RESULT), wr);
 			}
 		}
 		for (int j = 0; j < x->nL; j++)
-			sched_dep(s, sched_add(s, OP_WRITE, x->L[j], go[w] + off, g->S + off, len), cur);
+			sched_dep(s, sched_add(s, OP_WRITE, x->L[j], go[w] + off, g->S + off, len),
+				  cur);
 	}
 	free(gh);
 	free(go);
@@ -564,8 +592,9 @@ int coll_build_reduce(const struct coll_geom *g, int rank, struct coll_rank *cr)
 	r.ce = g->chunk / r.es ? g->chunk / r.es : 1;
 	/* A slot holds a chunk of a part, or of the whole vector (the tree
 	 * and recursive doubling go chunk by chunk of the whole vector). */
-	part_max = g->alg == ALG_KNOMIAL || g->alg == ALG_RECDBL ? r.count
-		: (r.count + (size_t)g->W - 1) / (size_t)g->W;
+	part_max = g->alg == ALG_KNOMIAL || g->alg == ALG_RECDBL ?
+			   r.count :
+			   (r.count + (size_t)g->W - 1) / (size_t)g->W;
 	r.cs = (r.ce < part_max ? r.ce : part_max) * r.es;
 	if (g->R + sched_scratch_bytes(g->H, g->W, g->m, g->chunk, g->window) > g->F)
 		return -1;

@@ -64,7 +64,10 @@ static int build_scan_chain(const struct coll_geom *g, int w, struct sched *s)
 		if (h > 0 && g->owner[h - 1] != w) {
 			int wt = sched_wait_flag(s, H + g->owner[h - 1], TAG_SCAN);
 
-			sched_dep(s, prev = sched_add(s, OP_READ, H + g->owner[h - 1], before, before, m), wt);
+			sched_dep(s,
+				  prev = sched_add(s, OP_READ, H + g->owner[h - 1], before, before,
+						   m),
+				  wt);
 		}
 		if (h > 0) {
 			int red;

@@ -43,6 +43,7 @@ long long reduce_check(const void *buf, size_t len, enum dtype dt, enum redop op
 /* The check of one expected block b at p (struct block, schedule.h): its
  * pattern, or its reduction over g's dtype and op. The offset in the block
  * of the first wrong byte, or -1. */
-long long block_check(const void *p, const struct block *b, const struct coll_geom *g, uint64_t seq);
+long long block_check(const void *p, const struct block *b, const struct coll_geom *g,
+		      uint64_t seq);
 
 #endif

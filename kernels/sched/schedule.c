@@ -68,7 +68,8 @@ size_t sched_scratch_bytes(int H, int W, size_t m, size_t chunk, int window)
 	/* coll_reduce.c: the result (m, 64-aligned), recdbl's stage buffers,
 	 * then window slots of one buffer per host and one per worker, each
 	 * at most cs. */
-	return am * (1 + (size_t)sched_levels(W)) + (size_t)window * ((size_t)H + (size_t)W) * cs + 64;
+	return am * (1 + (size_t)sched_levels(W)) + (size_t)window * ((size_t)H + (size_t)W) * cs +
+	       64;
 }
 
 void sched_index_hosts(struct coll_geom *g, int *served0, int *served)
@@ -125,8 +126,9 @@ void sched_region(int H, int W, uint64_t m, unsigned all, uint64_t scratch_bytes
 int sched_add(struct sched *s, enum op_kind kind, int peer, size_t loff, size_t roff, size_t len)
 {
 	s->ops = grow(s->ops, &s->alloc, s->n, sizeof(*s->ops));
-	s->ops[s->n] = (struct op){ .kind = kind, .peer = peer, .loff = loff, .roff = roff,
-				    .len = len, .dep0 = s->ndeps };
+	s->ops[s->n] = (struct op){
+		.kind = kind, .peer = peer, .loff = loff, .roff = roff, .len = len, .dep0 = s->ndeps
+	};
 	return (int)s->n++;
 }
 

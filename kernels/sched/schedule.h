@@ -44,48 +44,80 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum coll { COLL_BCAST, COLL_GATHER, COLL_ALLGATHER, COLL_REDUCE, COLL_ALLREDUCE, COLL_ALLTOALL,
-	    COLL_SCAN, COLL_EXSCAN, COLL_BARRIER, COLL_N };
+enum coll {
+	COLL_BCAST,
+	COLL_GATHER,
+	COLL_ALLGATHER,
+	COLL_REDUCE,
+	COLL_ALLREDUCE,
+	COLL_ALLTOALL,
+	COLL_SCAN,
+	COLL_EXSCAN,
+	COLL_BARRIER,
+	COLL_N
+};
 /* The worker schedules knomial, ring and recdbl are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
  * (each worker folds its hosts' vectors) with that schedule as the workers'
  * combine instead of the direct one. Which applies to what: coll.c. */
-enum alg { ALG_DIRECT, ALG_LEADER, ALG_ALLIN, ALG_SLICE, ALG_ASSIGNED, ALG_KNOMIAL, ALG_RING,
-	   ALG_RECDBL, ALG_CHAIN, ALG_DISSEM, ALG_N };
+enum alg {
+	ALG_DIRECT,
+	ALG_LEADER,
+	ALG_ALLIN,
+	ALG_SLICE,
+	ALG_ASSIGNED,
+	ALG_KNOMIAL,
+	ALG_RING,
+	ALG_RECDBL,
+	ALG_CHAIN,
+	ALG_DISSEM,
+	ALG_N
+};
 
 /* A reduction's element type and operation (their names: reduce.h). */
 enum dtype { DT_INT32, DT_INT64, DT_UINT32, DT_UINT64, DT_FLOAT, DT_DOUBLE, DT_N };
-enum redop { RO_SUM, RO_PROD, RO_MIN, RO_MAX, RO_BAND, RO_BOR, RO_BXOR,
-	     RO_LAND, RO_LOR, RO_LXOR, RO_N };
+enum redop {
+	RO_SUM,
+	RO_PROD,
+	RO_MIN,
+	RO_MAX,
+	RO_BAND,
+	RO_BOR,
+	RO_BXOR,
+	RO_LAND,
+	RO_LOR,
+	RO_LXOR,
+	RO_N
+};
 
-enum op_kind { OP_READ, OP_WRITE, OP_COPY, OP_REDUCE, OP_SIGNAL, OP_WAIT_FLAG, OP_JOIN,
-	       OP_KIND_N };
+enum op_kind { OP_READ, OP_WRITE, OP_COPY, OP_REDUCE, OP_SIGNAL, OP_WAIT_FLAG, OP_JOIN, OP_KIND_N };
 
 struct op {
 	enum op_kind kind;
 	int peer;		/* COPY, REDUCE: ourselves */
-	size_t loff, roff, len;	/* SIGNAL, WAIT_FLAG: unused */
+	size_t loff, roff, len; /* SIGNAL, WAIT_FLAG: unused */
 	int tag;		/* SIGNAL, WAIT_FLAG: the flag slot's tag */
 	uint32_t count;		/* SIGNAL, WAIT_FLAG: the count on the channel */
 	size_t dep0, ndeps;	/* our dependencies: deps[dep0 .. dep0+ndeps) */
 };
 
 /* The flags: tags per sender, and the stamp a count stands for. */
-#define SCHED_FLAG_TAGS 4
-#define SCHED_STAMP(seq, count) (((uint64_t)(seq) << 24) | (uint64_t)(count))
+#define SCHED_FLAG_TAGS		 4
+#define SCHED_STAMP(seq, count)	 (((uint64_t)(seq) << 24) | (uint64_t)(count))
 /* Bytes of the flag area of a launch of nranks ranks: for each (tag,
  * sender) the slot others write into, then for each (tag, receiver) the
  * slot our signal is written from (it must stay put until complete). */
-#define SCHED_FLAG_BYTES(nranks) ((size_t)2 * SCHED_FLAG_TAGS * (size_t)(nranks) * 8)
-#define SCHED_FLAG_IN(F, nranks, tag, sender) ((F) + 8 * ((size_t)(tag) * (size_t)(nranks) + (size_t)(sender)))
+#define SCHED_FLAG_BYTES(nranks) ((size_t)2 * SCHED_FLAG_TAGS * (size_t)(nranks)*8)
+#define SCHED_FLAG_IN(F, nranks, tag, sender) \
+	((F) + 8 * ((size_t)(tag) * (size_t)(nranks) + (size_t)(sender)))
 #define SCHED_FLAG_OUT(F, nranks, tag, receiver) \
 	((F) + 8 * ((size_t)(SCHED_FLAG_TAGS + (tag)) * (size_t)(nranks) + (size_t)(receiver)))
 
 struct sched_chan {
 	int peer, tag;
-	uint32_t count;		/* signals (or waits) so far */
-	int last;		/* the last signal's op index */
+	uint32_t count; /* signals (or waits) so far */
+	int last;	/* the last signal's op index */
 };
 
 struct sched {
@@ -94,7 +126,7 @@ struct sched {
 	size_t *deps;
 	size_t ndeps, dalloc;
 	/* Built by sched_finalize: the ops that wait for each op. */
-	size_t *succ0, *succ;	/* succ[succ0[i] .. succ0[i+1]) */
+	size_t *succ0, *succ; /* succ[succ0[i] .. succ0[i+1]) */
 	/* Builder state: the channels used so far. */
 	struct sched_chan *chan;
 	size_t nchan, calloc_;
@@ -105,7 +137,7 @@ struct sched {
  * (src == BLOCK_REDUCED) the reduction of every host's vector over
  * elements [off - base, ...) where base is where the vector starts, or
  * (src == BLOCK_PREFIX(n)) the same of hosts 0 .. n-1 only (scan). */
-#define BLOCK_REDUCED (-1)
+#define BLOCK_REDUCED	(-1)
 #define BLOCK_PREFIX(n) (-1 - (n))
 struct block {
 	size_t off, len;
@@ -122,16 +154,16 @@ struct coll_geom {
 	enum coll coll;
 	enum alg alg;
 	int H, W;
-	size_t m;		/* message size: the block of one host, or the vector */
-	size_t S;		/* send area size (offset of the receive area) */
-	const int *owner;	/* owner[h]: worker index serving host h */
+	size_t m;	  /* message size: the block of one host, or the vector */
+	size_t S;	  /* send area size (offset of the receive area) */
+	const int *owner; /* owner[h]: worker index serving host h */
 	/* Pipelining and reductions (0 where they do not apply). */
-	size_t chunk;		/* bytes per pipelined step */
-	int window;		/* steps in flight */
+	size_t chunk; /* bytes per pipelined step */
+	int window;   /* steps in flight */
 	enum dtype dt;
 	enum redop op;
-	int radix;		/* knomial: children per level + 1 (2..8) */
-	size_t R, F;		/* offsets of the scratch area and the flags */
+	int radix;   /* knomial: children per level + 1 (2..8) */
+	size_t R, F; /* offsets of the scratch area and the flags */
 	/* Optional, NULL: found in owner[]. The hosts of worker w are
 	 * served[served0[w] .. served0[w + 1]), ascending: a caller that
 	 * builds every rank's schedule (the model) indexes them once
@@ -148,13 +180,13 @@ void sched_index_hosts(struct coll_geom *g, int *served0, int *served);
 int sched_next_host(const struct coll_geom *g, int w, int *pos);
 
 struct coll_rank {
-	struct sched ref;	/* the pure-host reference (workers: empty) */
-	struct sched off;	/* the offloaded pattern (hosts: empty but for
+	struct sched ref;  /* the pure-host reference (workers: empty) */
+	struct sched off;  /* the offloaded pattern (hosts: empty but for
 				 * barrier: arrive, then wait for the release) */
-	size_t entry;		/* hosts: off's ops [0, entry) are posted
+	size_t entry;	   /* hosts: off's ops [0, entry) are posted
 				 * before their compute, the rest after it */
-	struct expect exp;	/* what to check afterwards */
-	int is_source;		/* our send area feeds the collective */
+	struct expect exp; /* what to check afterwards */
+	int is_source;	   /* our send area feeds the collective */
 };
 
 /* Bytes of scratch (from g->R) the reductions need at most, for H hosts,

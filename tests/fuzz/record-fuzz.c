@@ -12,7 +12,7 @@
  * record.h (record_parse), the one parser of kernel records. */
 #include "record.h"
 #include "store.h"
-#define RECORD_PARSE record_parse
+#define RECORD_PARSE   record_parse
 #define RECORD_RELEASE store_point_release
 
 #include "xalloc.h"

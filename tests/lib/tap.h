@@ -39,8 +39,7 @@ static inline void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static inline int tap_result_(int pass, const char *file, int line,
-			      const char *fmt, va_list ap)
+static inline int tap_result_(int pass, const char *file, int line, const char *fmt, va_list ap)
 {
 	tap_.run++;
 	if (!pass)
@@ -67,8 +66,8 @@ static inline int ok_at_(int pass, const char *file, int line, const char *fmt, 
 
 #define ok(cond, ...) ok_at_(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
-static inline int is_int_at_(long long got, long long want, const char *file,
-			     int line, const char *fmt, ...)
+static inline int is_int_at_(long long got, long long want, const char *file, int line,
+			     const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -81,10 +80,11 @@ static inline int is_int_at_(long long got, long long want, const char *file,
 	return r;
 }
 
-#define is_int(got, want, ...) is_int_at_((long long)(got), (long long)(want), __FILE__, __LINE__, __VA_ARGS__)
+#define is_int(got, want, ...) \
+	is_int_at_((long long)(got), (long long)(want), __FILE__, __LINE__, __VA_ARGS__)
 
-static inline int is_str_at_(const char *got, const char *want, const char *file,
-			     int line, const char *fmt, ...)
+static inline int is_str_at_(const char *got, const char *want, const char *file, int line,
+			     const char *fmt, ...)
 {
 	va_list ap;
 	int pass = got && want ? strcmp(got, want) == 0 : got == want;
@@ -94,8 +94,8 @@ static inline int is_str_at_(const char *got, const char *want, const char *file
 	r = tap_result_(pass, file, line, fmt, ap);
 	va_end(ap);
 	if (!r)
-		printf("#        got: '%s'\n#   expected: '%s'\n",
-		       got ? got : "(null)", want ? want : "(null)");
+		printf("#        got: '%s'\n#   expected: '%s'\n", got ? got : "(null)",
+		       want ? want : "(null)");
 	return r;
 }
 

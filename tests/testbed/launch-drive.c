@@ -155,7 +155,8 @@ static int drive_sbatch(int argc, char **argv)
 		else if (!strcmp(argv[i], "--tpn"))
 			p->tasks_per_node = (unsigned)atoi(argv[++i]);
 		else
-			return error("launch-drive sbatch: unknown option %s %s", argv[i], v) ? 2 : 2;
+			return error("launch-drive sbatch: unknown option %s %s", argv[i], v) ? 2 :
+												2;
 	}
 	for (i++; i < argc; i++)
 		strvec_push(&command, argv[i]);

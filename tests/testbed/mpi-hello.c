@@ -40,11 +40,11 @@ int main(int argc, char **argv)
 	}
 
 	got = malloc(WORDS * sizeof(int));
-	MPI_Win_allocate(2 * WORDS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-			 &base, &win);
+	MPI_Win_allocate(2 * WORDS * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+			 &win);
 	for (int i = 0; i < WORDS; i++) {
-		base[i] = -1;			/* filled by the previous rank's put */
-		base[WORDS + i] = rank * 100000 + i;	/* read by the next rank */
+		base[i] = -1;			     /* filled by the previous rank's put */
+		base[WORDS + i] = rank * 100000 + i; /* read by the next rank */
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_lock_all(0, win);
@@ -67,8 +67,8 @@ int main(int argc, char **argv)
 		if (got[i] != prev * 100000 + i || base[i] != prev * 100000 + i)
 			ok = 0;
 	}
-	printf("rank %d size %d node %s app %d rma %s%s%s\n", rank, size, node,
-	       flag ? *appnum : -1, ok ? "ok" : "bad", argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+	printf("rank %d size %d node %s app %d rma %s%s%s\n", rank, size, node, flag ? *appnum : -1,
+	       ok ? "ok" : "bad", argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
 	fflush(stdout);
 	MPI_Win_free(&win);
 	free(got);

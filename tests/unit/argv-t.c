@@ -125,7 +125,8 @@ static void unwritten_folder(const char *base)
 	char *dir = xasprintf("%s/not yet", base), *line, *want;
 
 	strvec_push(&env, "SWEETSPOT_T=a b");
-	strvec_pushv(&hosts, (const char *const[]){ "n2", "n2", "n1", "n1", "n2-bf", "n1-bf", NULL });
+	strvec_pushv(&hosts,
+		     (const char *const[]){ "n2", "n2", "n1", "n1", "n2-bf", "n1-bf", NULL });
 	o.hosts = &hosts;
 	o.dir = dir;
 	o.ranks = 6;
@@ -133,12 +134,15 @@ static void unwritten_folder(const char *base)
 	o.time_limit_s = 90;
 	o.env = &env;
 	o.check_files = 0;
-	is_int(launch_argv_srun(&o, &cmd), 0, "srun for a folder without files builds (check_files 0)");
+	is_int(launch_argv_srun(&o, &cmd), 0,
+	       "srun for a folder without files builds (check_files 0)");
 	line = launch_cmd_line(&cmd);
-	want = xasprintf("SLURM_HOSTFILE='%s/slurm.hostfile' SLURM_JOB_NODELIST='n[1-2],n1-bf,n2-bf' "
-			 "SLURM_NODELIST='n[1-2],n1-bf,n2-bf' SWEETSPOT_T='a b' srun --mpi=pmix "
-			 "--ntasks=6 --nodes=4 --distribution=arbitrary --kill-on-bad-exit=1 "
-			 "--time=3 --multi-prog '%s/multi-prog.conf'", dir, dir);
+	want = xasprintf(
+		"SLURM_HOSTFILE='%s/slurm.hostfile' SLURM_JOB_NODELIST='n[1-2],n1-bf,n2-bf' "
+		"SLURM_NODELIST='n[1-2],n1-bf,n2-bf' SWEETSPOT_T='a b' srun --mpi=pmix "
+		"--ntasks=6 --nodes=4 --distribution=arbitrary --kill-on-bad-exit=1 "
+		"--time=3 --multi-prog '%s/multi-prog.conf'",
+		dir, dir);
 	is_str(line, want, "... from the given ranks and nodes, the files named, none read");
 	free(line);
 	free(want);
@@ -146,11 +150,13 @@ static void unwritten_folder(const char *base)
 	o.own_limit = 1;
 	launch_argv_srun(&o, &cmd);
 	line = strvec_join_quoted(&cmd.argv);
-	ok(line && strstr(line, " --time=2 "), "... run by hand, --time is the limit itself (%s)", line);
+	ok(line && strstr(line, " --time=2 "), "... run by hand, --time is the limit itself (%s)",
+	   line);
 	free(line);
 	launch_cmd_clear(&cmd);
 	o.nodes = 3;
-	is_int(launch_argv_srun(&o, &cmd), -1, "... and with a node count the hosts disagree with it fails");
+	is_int(launch_argv_srun(&o, &cmd), -1,
+	       "... and with a node count the hosts disagree with it fails");
 	o.nodes = 0;
 	o.hosts = NULL;
 	is_int(launch_argv_srun(&o, &cmd), -1, "... and without the ranks' hosts it fails");
@@ -158,7 +164,8 @@ static void unwritten_folder(const char *base)
 	o.hosts = &hosts;
 	o.check_files = 1;
 	o.nodes = 4;
-	is_int(launch_argv_srun(&o, &cmd), -1, "the same with check_files 1 fails: no slurm.hostfile");
+	is_int(launch_argv_srun(&o, &cmd), -1,
+	       "the same with check_files 1 fails: no slurm.hostfile");
 	launch_cmd_clear(&cmd);
 	o.check_files = 0;
 	o.root = 0;
@@ -166,7 +173,8 @@ static void unwritten_folder(const char *base)
 	is_int(launch_argv_mpirun(&o, &cmd), 0, "mpirun for a folder without files builds");
 	line = launch_cmd_line(&cmd);
 	want = xasprintf("SWEETSPOT_T='a b' mpirun --timeout 90 -x SWEETSPOT_T --hostfile "
-			 "'%s/hostfile' --rankfile '%s/rankfile' --app '%s/appfile'", dir, dir, dir);
+			 "'%s/hostfile' --rankfile '%s/rankfile' --app '%s/appfile'",
+			 dir, dir, dir);
 	is_str(line, want, "... with its own --timeout, --rankfile, values set, names after -x");
 	free(line);
 	free(want);
@@ -199,21 +207,22 @@ static void generated_commands(const char *base)
 	path = xasprintf("%s/gen.cfg", base);
 	/* On failure the comparisons below fail too: nothing to compare. */
 	ok(!spec_load(path, &s) && !plan_build(&s, &p) && p.nlayouts == 1 &&
-	   !generate_layout(&s, &p.layouts[0], dir), "generate the spec's one layout");
+		   !generate_layout(&s, &p.layouts[0], dir),
+	   "generate the spec's one layout");
 	free(path);
 	path = xasprintf("%s/commands", dir);
 	text = slurp(path);
 	o.dir = dir;
-	o.ranks = 6;			/* 2 x 2 hosts, 2 workers */
-	o.nodes = 4;			/* node1, node2, node1-bf, node2-bf */
+	o.ranks = 6; /* 2 x 2 hosts, 2 workers */
+	o.nodes = 4; /* node1, node2, node1-bf, node2-bf */
 	o.time_limit_s = 90;
 	o.env = &s.env;
 	o.root = 0;
 	o.own_limit = 1;
 	o.check_files = 0;
-	o.extra = &s.launcher_args;	/* the spec's launcher is mpirun */
-	strvec_pushv(&hosts, (const char *const[]){ "node1", "node1", "node2", "node2",
-						    "node1-bf", "node2-bf", NULL });
+	o.extra = &s.launcher_args; /* the spec's launcher is mpirun */
+	strvec_pushv(&hosts, (const char *const[]){ "node1", "node1", "node2", "node2", "node1-bf",
+						    "node2-bf", NULL });
 	o.hosts = &hosts;
 	same_line(text, "Open MPI", LAUNCHER_MPIRUN, &o);
 	o.rankfile = 1;
@@ -225,8 +234,12 @@ static void generated_commands(const char *base)
 	/* What generate needed of the builder is there (the folder's name
 	 * needs quoting, so the files are left out of the comparison). */
 	line = command_after(text, "Open MPI, each rank pinned by the rankfile");
-	ok(line && !strncmp(line, "SWEETSPOT_T='a b;c' mpirun --mca btl self,tcp --timeout 90 "
-			    "-x SWEETSPOT_T --hostfile ", 76) && strstr(line, " --rankfile "),
+	ok(line &&
+		   !strncmp(line,
+			    "SWEETSPOT_T='a b;c' mpirun --mca btl self,tcp --timeout 90 "
+			    "-x SWEETSPOT_T --hostfile ",
+			    76) &&
+		   strstr(line, " --rankfile "),
 	   "... launcher_args, --timeout, values before and names after -x, --rankfile (%s)", line);
 	free(line);
 	free(text);
@@ -375,7 +388,8 @@ static void slurm_order(const char *base)
 		read = scontrol_show(base, "hostnames", list);
 		theirs = slurm_order_live(base, slurm_sets[i].set);
 		is_str(read ? read : "(scontrol failed)", theirs ? theirs : "(scontrol failed)",
-		       "... scontrol reads %s as this machine's scontrol sorts set %zu", list, i + 1);
+		       "... scontrol reads %s as this machine's scontrol sorts set %zu", list,
+		       i + 1);
 		free(list);
 		free(read);
 		free(theirs);
@@ -471,8 +485,10 @@ static void large_step(const char *base, unsigned nodes, const char *fmt, const 
 {
 	struct launch_opts o = LAUNCH_OPTS_INIT;
 	struct launch_cmd cmd = LAUNCH_CMD_INIT;
-	struct strvec hosts = STRVEC_INIT, want = STRVEC_INIT, got = STRVEC_INIT, sorted = STRVEC_INIT;
-	char self[4096], *dir = xasprintf("%s/large", base), *log = xasprintf("%s/fake-srun.log", base);
+	struct strvec hosts = STRVEC_INIT, want = STRVEC_INIT, got = STRVEC_INIT,
+		      sorted = STRVEC_INIT;
+	char self[4096], *dir = xasprintf("%s/large", base),
+			 *log = xasprintf("%s/fake-srun.log", base);
 	char *text, *list = NULL, *want_line;
 	struct launch_child c = { &cmd.argv, &cmd.env, NULL, log, 120, 0 };
 	struct launch_result r;
@@ -493,7 +509,8 @@ static void large_step(const char *base, unsigned nodes, const char *fmt, const 
 	o.check_files = 0;
 	o.hosts = &hosts;
 	o.program = self;
-	is_int(launch_argv_srun(&o, &cmd), 0, "srun of %u nodes%s builds", nodes, dpu_fmt ? " and DPUs" : "");
+	is_int(launch_argv_srun(&o, &cmd), 0, "srun of %u nodes%s builds", nodes,
+	       dpu_fmt ? " and DPUs" : "");
 	for (size_t i = 0; i < cmd.env.nr; i++) {
 		longest = strlen(cmd.env.v[i]) > longest ? strlen(cmd.env.v[i]) : longest;
 		if (!strncmp(cmd.env.v[i], "SLURM_JOB_NODELIST=", 19))
@@ -502,14 +519,17 @@ static void large_step(const char *base, unsigned nodes, const char *fmt, const 
 	for (size_t i = 0; i < cmd.argv.nr; i++)
 		longest = strlen(cmd.argv.v[i]) > longest ? strlen(cmd.argv.v[i]) : longest;
 	suffixed = list && strstr(list, "]-");
-	diag("SLURM_JOB_NODELIST=%.200s (%zu bytes)", list ? list : "(none)", list ? strlen(list) : 0);
+	diag("SLURM_JOB_NODELIST=%.200s (%zu bytes)", list ? list : "(none)",
+	     list ? strlen(list) : 0);
 	unlink(log);
 	ok(launch_spawn(&c, &r) == 0 && r.status == 0,
 	   "... and executes: its longest string is %zu bytes (Linux takes %d) (%s)", longest,
 	   LAUNCH_ARG_MAX, r.reason);
 	text = slurp_all(log);
-	want_line = xasprintf("fake srun: --ntasks=%u SLURM_JOB_NODELIST=%s\n", o.ranks, list ? list : "");
-	ok(strstr(text, want_line), "... and the program got its arguments and the step's node list");
+	want_line = xasprintf("fake srun: --ntasks=%u SLURM_JOB_NODELIST=%s\n", o.ranks,
+			      list ? list : "");
+	ok(strstr(text, want_line),
+	   "... and the program got its arguments and the step's node list");
 	free(want_line);
 	free(text);
 	if (suffixed && !slurm_reads_suffixes) {
@@ -517,15 +537,17 @@ static void large_step(const char *base, unsigned nodes, const char *fmt, const 
 		     "hostlist-t checks the form with sweetspot's reader");
 		skip("(the same)");
 	} else {
-		ok(list && !scontrol_lines(base, "hostnames", list, &got) && same_strvec(&got, &want),
+		ok(list && !scontrol_lines(base, "hostnames", list, &got) &&
+			   same_strvec(&got, &want),
 		   "... scontrol expands it to the step's %zu nodes, in order", want.nr);
 		/* Slurm's sort changes nothing in it: its ranged string is the
 		 * one Slurm writes for it unsorted. (Slurm writes n[1-100000]
 		 * for either, which it cannot read back.) */
 		strvec_clear(&got);
 		ok(list && !scontrol_lines(base, "hostlistsorted", list, &sorted) &&
-		   !scontrol_lines(base, "hostlist", list, &got) && sorted.nr == 1 &&
-		   same_strvec(&got, &sorted), "... which is Slurm's own sorted order");
+			   !scontrol_lines(base, "hostlist", list, &got) && sorted.nr == 1 &&
+			   same_strvec(&got, &sorted),
+		   "... which is Slurm's own sorted order");
 	}
 	launch_cmd_clear(&cmd);
 	strvec_clear(&hosts);
@@ -559,7 +581,8 @@ static void host_only(const char *base)
 	strvec_push(&prog, "/bin/true");
 	strvec_pushv(&hosts, (const char *const[]){ "a1", "a2", "b", NULL });
 	o.root = 0;
-	is_int(launch_argv_hosts(LAUNCHER_MPIRUN, &o, &hosts, 2, &prog, &cmd), 0, "mpirun of 3 hosts builds");
+	is_int(launch_argv_hosts(LAUNCHER_MPIRUN, &o, &hosts, 2, &prog, &cmd), 0,
+	       "mpirun of 3 hosts builds");
 	i = word_at(&cmd.argv, "--host");
 	is_str(i >= 0 ? cmd.argv.v[i + 1] : "", "a1:2,a2:2,b:2", "... with --host on the line");
 	launch_cmd_clear(&cmd);
@@ -571,21 +594,26 @@ static void host_only(const char *base)
 	is_int(launch_argv_hosts(LAUNCHER_MPIRUN, &o, &hosts, 8, &prog, &cmd), 0,
 	       "mpirun of 100,000 hosts builds");
 	i = word_at(&cmd.argv, "--hostfile");
-	is_str(i >= 0 ? cmd.argv.v[i + 1] : "", path, "... naming a hosts file, not 1.5 MB of --host");
+	is_str(i >= 0 ? cmd.argv.v[i + 1] : "", path,
+	       "... naming a hosts file, not 1.5 MB of --host");
 	text = slurp(path);
-	ok(!strncmp(text, "node000001 slots=8\nnode000002 slots=8\n", 38), "... written in Open MPI's form");
+	ok(!strncmp(text, "node000001 slots=8\nnode000002 slots=8\n", 38),
+	   "... written in Open MPI's form");
 	free(text);
 	launch_cmd_clear(&cmd);
-	is_int(launch_argv_hosts(LAUNCHER_HYDRA, &o, &hosts, 8, &prog, &cmd), 0, "hydra of 100,000 hosts builds");
+	is_int(launch_argv_hosts(LAUNCHER_HYDRA, &o, &hosts, 8, &prog, &cmd), 0,
+	       "hydra of 100,000 hosts builds");
 	i = word_at(&cmd.argv, "-f");
 	text = slurp(path);
 	ok(i >= 0 && !strcmp(cmd.argv.v[i + 1], path) &&
-	   !strncmp(text, "node000001:8\nnode000002:8\nnode000003:8\n", 39), "... with -f and hydra's form");
+		   !strncmp(text, "node000001:8\nnode000002:8\nnode000003:8\n", 39),
+	   "... with -f and hydra's form");
 	free(text);
 	launch_cmd_clear(&cmd);
-	is_int(launch_argv_hosts(LAUNCHER_SRUN, &o, &hosts, 8, &prog, &cmd), 0, "srun of 100,000 hosts builds");
+	is_int(launch_argv_hosts(LAUNCHER_SRUN, &o, &hosts, 8, &prog, &cmd), 0,
+	       "srun of 100,000 hosts builds");
 	ok(word_at(&cmd.argv, "--nodelist=node[000001-065536,065537-100000]") >= 0 &&
-	   word_at(&cmd.env, "SLURM_JOB_NODELIST=node[000001-065536,065537-100000]") >= 0,
+		   word_at(&cmd.env, "SLURM_JOB_NODELIST=node[000001-065536,065537-100000]") >= 0,
 	   "... its --nodelist and SLURM_JOB_NODELIST ranged");
 	launch_cmd_clear(&cmd);
 	strvec_clear(&hosts);
@@ -639,11 +667,13 @@ int main(int argc, char **argv)
 	write_file(dir, "hostfile", "nodeA slots=2\nnodeB slots=1\n", 0644);
 	/* An appfile cannot quote, so the program path it names has no space. */
 	write_file(base, "report",
-		   "#!/bin/sh\necho \"rank $OMPI_COMM_WORLD_RANK $1 on $SWEETSPOT_HOSTNAME $SWEETSPOT_T\"\n",
+		   "#!/bin/sh\necho \"rank $OMPI_COMM_WORLD_RANK $1 on $SWEETSPOT_HOSTNAME "
+		   "$SWEETSPOT_T\"\n",
 		   0755);
 	{
 		char *app = xasprintf("-np 2 --host nodeA:2 %s/report host\n"
-				      "-np 1 --host nodeB:1 %s/report worker\n", base, base);
+				      "-np 1 --host nodeB:1 %s/report worker\n",
+				      base, base);
 
 		write_file(dir, "appfile", app, 0644);
 		free(app);
@@ -663,7 +693,8 @@ int main(int argc, char **argv)
 	line = strvec_join_quoted(&cmd.argv);
 	qa = q(dir, "multi-prog.conf");
 	want = xasprintf("srun --mpi=pmix --ntasks=3 --nodes=2 --distribution=arbitrary "
-			 "--kill-on-bad-exit=1 --time=3 --multi-prog %s", qa);
+			 "--kill-on-bad-exit=1 --time=3 --multi-prog %s",
+			 qa);
 	free(qa);
 	is_str(line, want, "... with exact placement, multi-prog and a step limit");
 	free(want);
@@ -672,20 +703,24 @@ int main(int argc, char **argv)
 	want = xasprintf("SLURM_HOSTFILE=%s/slurm.hostfile", dir);
 	is_str(cmd.env.v[0], want, "... SLURM_HOSTFILE names the layout's file");
 	free(want);
-	is_str(cmd.env.v[1], "SLURM_JOB_NODELIST=n[1-2]", "... SLURM_JOB_NODELIST is the step's nodes");
+	is_str(cmd.env.v[1], "SLURM_JOB_NODELIST=n[1-2]",
+	       "... SLURM_JOB_NODELIST is the step's nodes");
 	is_str(cmd.env.v[2], "SLURM_NODELIST=n[1-2]", "... and so is SLURM_NODELIST");
 	is_str(cmd.env.v[3], "OMPI_MCA_btl=self,tcp", "... MCA parameters go in the environment");
 	launch_cmd_clear(&cmd);
 
-	is_int(launch_srun_minutes(1), 2, "a 1 s limit is a 2 minute step limit (Slurm counts minutes)");
+	is_int(launch_srun_minutes(1), 2,
+	       "a 1 s limit is a 2 minute step limit (Slurm counts minutes)");
 	is_int(launch_srun_minutes(120), 3, "a 120 s limit is a 3 minute step limit");
 
 	o.ranks = 4;
-	is_int(launch_argv_srun(&o, &cmd), -1, "srun: a rank count the hostfile disagrees with fails");
+	is_int(launch_argv_srun(&o, &cmd), -1,
+	       "srun: a rank count the hostfile disagrees with fails");
 	is_int(cmd.argv.nr, 0, "... building nothing");
 	o.ranks = 3;
 	o.nodes = 3;
-	is_int(launch_argv_srun(&o, &cmd), -1, "srun: a node count the hostfile disagrees with fails");
+	is_int(launch_argv_srun(&o, &cmd), -1,
+	       "srun: a node count the hostfile disagrees with fails");
 	o.nodes = 0;
 	write_file(dir, "slurm.hostfile", "n1\nn1;rm\nn2\n", 0644);
 	is_int(launch_argv_srun(&o, &cmd), -1, "srun: a hostfile line that is no host name fails");
@@ -694,7 +729,8 @@ int main(int argc, char **argv)
 		char *p = xasprintf("%s/slurm.hostfile", dir);
 
 		write_file(dir, "slurm.hostfile", "n2\nn1\nn2\nn1-bf\n", 0644);
-		is_int(slurm_hostfile_count(p, &ranks, &hosts), 0, "a Slurm hostfile in any order counts");
+		is_int(slurm_hostfile_count(p, &ranks, &hosts), 0,
+		       "a Slurm hostfile in any order counts");
 		ok(ranks == 4 && hosts == 3, "... 4 ranks on 3 hosts (got %u on %u)", ranks, hosts);
 		free(p);
 	}
@@ -720,11 +756,13 @@ int main(int argc, char **argv)
 	qb = q(dir, "appfile");
 	want = xasprintf("mpirun --allow-run-as-root --oversubscribe --mca plm_rsh_agent %s "
 			 "--mca oob_tcp_if_include lo --mca rtc_hwloc_vmhole none -x SWEETSPOT_T "
-			 "--hostfile %s --app %s", fake_ssh, qa, qb);
+			 "--hostfile %s --app %s",
+			 fake_ssh, qa, qb);
 	is_str(line, want, "... with root, oversubscription, the agent, MCA and -x");
 	free(want);
 	free(line);
-	is_str(cmd.env.nr ? cmd.env.v[0] : NULL, "SWEETSPOT_T=a b;c", "... the -x value in its environment");
+	is_str(cmd.env.nr ? cmd.env.v[0] : NULL, "SWEETSPOT_T=a b;c",
+	       "... the -x value in its environment");
 	is_int(launch_check_installed(&cmd), 0, "... and mpirun is installed");
 	{
 		struct launch_child c = { &cmd.argv, &cmd.env, NULL, NULL, 60, 2 };
@@ -737,9 +775,11 @@ int main(int argc, char **argv)
 		       r.reason);
 		text = slurp(log);
 		sorted = sorted_lines(text);
-		is_str(sorted, "rank 0 host on nodeA a b;c\nrank 1 host on nodeA a b;c\n"
-			       "rank 2 worker on nodeB a b;c\n",
-		       "... each rank where the hostfile and appfile put it, with -x values intact");
+		is_str(sorted,
+		       "rank 0 host on nodeA a b;c\nrank 1 host on nodeA a b;c\n"
+		       "rank 2 worker on nodeB a b;c\n",
+		       "... each rank where the hostfile and appfile put it, with -x values "
+		       "intact");
 		free(sorted);
 		free(text);
 	}
@@ -775,10 +815,12 @@ int main(int argc, char **argv)
 	line = strvec_join_quoted(&cmd.argv);
 	qa = q(dir, "hostfile.mvapich");
 	qb = q(dir, "config");
-	want = xasprintf("mpirun_rsh -rsh -np 3 -hostfile %s MV2_ENABLE_AFFINITY=0 -config %s", qa, qb);
+	want = xasprintf("mpirun_rsh -rsh -np 3 -hostfile %s MV2_ENABLE_AFFINITY=0 -config %s", qa,
+			 qb);
 	free(qa);
 	free(qb);
-	is_str(line, want, "... in MVAPICH's form, site options first, its environment on the line");
+	is_str(line, want,
+	       "... in MVAPICH's form, site options first, its environment on the line");
 	free(want);
 	free(line);
 	launch_cmd_clear(&cmd);
@@ -800,15 +842,17 @@ int main(int argc, char **argv)
 		ho.time_limit_s = 30;
 		is_int(launch_argv_srun_het(&ho, &h, &w, &cmd), 0, "a heterogeneous srun builds");
 		line = strvec_join_quoted(&cmd.argv);
-		is_str(line, "srun --het-group=0 --mpi=pmix --ntasks=4 --nodes=2 --distribution=block "
-			     "--kill-on-bad-exit=1 --time=2 '/bin/kernel x86' -w 2 : --het-group=1 "
-			     "--mpi=pmix --ntasks=2 --nodes=2 --distribution=block --kill-on-bad-exit=1 "
-			     "--time=2 /bin/kernel-arm -w 2",
+		is_str(line,
+		       "srun --het-group=0 --mpi=pmix --ntasks=4 --nodes=2 --distribution=block "
+		       "--kill-on-bad-exit=1 --time=2 '/bin/kernel x86' -w 2 : --het-group=1 "
+		       "--mpi=pmix --ntasks=2 --nodes=2 --distribution=block --kill-on-bad-exit=1 "
+		       "--time=2 /bin/kernel-arm -w 2",
 		       "... one component per node class, each with every option");
 		free(line);
 		launch_cmd_clear(&cmd);
 		w.nodes = 3;
-		is_int(launch_argv_srun_het(&ho, &h, &w, &cmd), -1, "... and refuses more nodes than ranks");
+		is_int(launch_argv_srun_het(&ho, &h, &w, &cmd), -1,
+		       "... and refuses more nodes than ranks");
 		strvec_clear(&hp);
 		strvec_clear(&wp);
 	}

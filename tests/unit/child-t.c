@@ -186,9 +186,20 @@ static size_t read_pids(const char *path, long *pids, size_t max)
 static void parent_killed(const char *pidfile)
 {
 	char *script = xasprintf("echo $$ >> '%s'; exec sleep 97.5", pidfile);
-	char *const av[] = { self, "--child-parent", "mpirun", "--allow-run-as-root",
-			     "--oversubscribe", "--mca", "oob_tcp_if_include", "lo", "-np", "2",
-			     "sh", "-c", script, NULL };
+	char *const av[] = { self,
+			     "--child-parent",
+			     "mpirun",
+			     "--allow-run-as-root",
+			     "--oversubscribe",
+			     "--mca",
+			     "oob_tcp_if_include",
+			     "lo",
+			     "-np",
+			     "2",
+			     "sh",
+			     "-c",
+			     script,
+			     NULL };
 	long pids[64], ranks[2];
 	size_t n = 0, gone = 0;
 	pid_t parent;
@@ -217,16 +228,18 @@ static void parent_killed(const char *pidfile)
 		if (gone < n)
 			usleep(10000);
 	}
-	ok(n >= 4 && gone == n, "... killed with SIGKILL, none of the launch's %zu processes "
-	   "(watchdog, mpirun, ranks) remains 5 s later (%zu gone)", n, gone);
+	ok(n >= 4 && gone == n,
+	   "... killed with SIGKILL, none of the launch's %zu processes "
+	   "(watchdog, mpirun, ranks) remains 5 s later (%zu gone)",
+	   n, gone);
 	for (size_t k = 0; k < n; k++)
 		if (!process_gone_now(pids[k]))
 			kill((pid_t)pids[k], SIGKILL);
 	free(script);
 }
 
-static int run_sh(const char *script, double timeout, double grace,
-		  const char *log, struct launch_result *r)
+static int run_sh(const char *script, double timeout, double grace, const char *log,
+		  struct launch_result *r)
 {
 	struct strvec av = STRVEC_INIT;
 	struct launch_child c = { &av, NULL, NULL, log, timeout, grace };
@@ -262,8 +275,10 @@ int main(int argc, char **argv)
 	is_int(run_sh("exit 3", 0, 0, NULL, &r), 3, "exit code 3 comes back as 3");
 	is_int(r.timed_out, 0, "... not timed out");
 	ok(strstr(r.reason, "exited with status 3") != NULL, "... reason: %s", r.reason);
-	ok(r.pgid > 0 && r.pgid != r.pid, "... it ran in a group its watchdog leads (%d)", (int)r.pgid);
-	ok(kill(-r.pgid, 0) && errno == ESRCH, "... and nothing of that group, watchdog included, is left");
+	ok(r.pgid > 0 && r.pgid != r.pid, "... it ran in a group its watchdog leads (%d)",
+	   (int)r.pgid);
+	ok(kill(-r.pgid, 0) && errno == ESRCH,
+	   "... and nothing of that group, watchdog included, is left");
 
 	is_int(run_sh("kill -USR1 $$", 0, 0, NULL, &r), 128 + SIGUSR1,
 	       "killed by SIGUSR1 gives 128+%d", SIGUSR1);
@@ -286,7 +301,8 @@ int main(int argc, char **argv)
 	script = xasprintf("trap '' TERM; sleep 30 & echo $! > '%s'; wait; wait", pidfile);
 	run_sh(script, 0.3, 0.5, NULL, &r);
 	free(script);
-	is_int(r.status, 128 + SIGKILL, "a child that ignores SIGTERM is SIGKILLed after the grace");
+	is_int(r.status, 128 + SIGKILL,
+	       "a child that ignores SIGTERM is SIGKILLed after the grace");
 	is_int(r.timed_out, 1, "... and timed out");
 	ok(r.wall_s >= 0.8 && r.wall_s < 5, "... after limit + grace (%.2f s)", r.wall_s);
 	text = slurp(pidfile, NULL);
@@ -311,7 +327,8 @@ int main(int argc, char **argv)
 	run_sh("echo to-stdout; echo to-stderr >&2", 0, 0, log, &r);
 	run_sh("echo again", 0, 0, log, &r);
 	text = slurp(log, NULL);
-	is_str(text, "to-stdout\nto-stderr\nagain\n", "stdout and stderr land in the log, appended");
+	is_str(text, "to-stdout\nto-stderr\nagain\n",
+	       "stdout and stderr land in the log, appended");
 	free(text);
 
 	/* An unwritable log: could not start, and says why. */
@@ -320,8 +337,10 @@ int main(int argc, char **argv)
 
 	/* Arguments no shell may see: byte-exact. */
 	{
-		const char *words[] = { "two words", "it's \"quoted\"", "a;b", "$(touch x)",
-					"`id`", "*", "", "tab\there", "new\nline", "x>y|z&", NULL };
+		const char *words[] = {
+			"two words", "it's \"quoted\"", "a;b",	     "$(touch x)", "`id`", "*",
+			"",	     "tab\there",	"new\nline", "x>y|z&",	   NULL
+		};
 		struct strvec av = STRVEC_INIT;
 		struct launch_child c = { &av, NULL, NULL, log, 5, 0 };
 		size_t len, want = 0, pos = 0;
@@ -346,7 +365,8 @@ int main(int argc, char **argv)
 
 		line = launch_child_line(&c);
 		text = xasprintf("%s --child-echo 'two words' 'it'\\''s \"quoted\"' 'a;b' "
-				 "'$(touch x)' '`id`' '*' '' 'tab\there' 'new\nline' 'x>y|z&'", self);
+				 "'$(touch x)' '`id`' '*' '' 'tab\there' 'new\nline' 'x>y|z&'",
+				 self);
 		is_str(line, text, "the dry-run line quotes every word for a shell");
 		free(text);
 		free(line);
@@ -362,26 +382,34 @@ int main(int argc, char **argv)
 		setenv("SWEETSPOT_T_REPLACED", "old", 1);
 		strvec_push(&env, "SWEETSPOT_T_NEW=a b;c");
 		strvec_push(&env, "SWEETSPOT_T_REPLACED=new");
-		strvec_pushv(&av, (const char *const[]){ "sh", "-c",
-			"printf '%s|%s|%s|' \"$SWEETSPOT_T_NEW\" \"$SWEETSPOT_T_REPLACED\" \"$(pwd -P)\";"
-			" env | grep -c '^SWEETSPOT_T_REPLACED='; test -n \"$PATH\"", NULL });
+		strvec_pushv(&av,
+			     (const char *const[]){
+				     "sh", "-c",
+				     "printf '%s|%s|%s|' \"$SWEETSPOT_T_NEW\" "
+				     "\"$SWEETSPOT_T_REPLACED\" \"$(pwd -P)\";"
+				     " env | grep -c '^SWEETSPOT_T_REPLACED='; test -n \"$PATH\"",
+				     NULL });
 		unlink(log);
 		is_int(launch_spawn(&c, &r), 0, "a child with extra environment and a folder runs");
 		text = slurp(log, NULL);
 		want = xasprintf("a b;c|new|%s|1\n", tmpdir);
-		is_str(text, want, "... sees the new entries, once each, in its folder, with PATH kept");
+		is_str(text, want,
+		       "... sees the new entries, once each, in its folder, with PATH kept");
 		free(want);
 		free(text);
 
 		line = launch_child_line(&c);
 		ok(!strncmp(line, "cd /tmp/child-t.", 16) &&
-		   strstr(line, " && SWEETSPOT_T_NEW='a b;c' SWEETSPOT_T_REPLACED=new sh -c ") != NULL,
+			   strstr(line,
+				  " && SWEETSPOT_T_NEW='a b;c' SWEETSPOT_T_REPLACED=new sh -c ") !=
+				   NULL,
 		   "... and its dry-run line reads %s", line);
 		free(line);
 
 		c.dir = "/nonexistent-dir";
 		is_int(launch_spawn(&c, &r), -1, "a folder that does not exist: -1");
-		ok(strstr(r.reason, "cannot enter '/nonexistent-dir'") != NULL, "... reason: %s", r.reason);
+		ok(strstr(r.reason, "cannot enter '/nonexistent-dir'") != NULL, "... reason: %s",
+		   r.reason);
 		strvec_clear(&av);
 		strvec_clear(&env);
 	}
@@ -393,8 +421,8 @@ int main(int argc, char **argv)
 	is_int(r.interrupted, SIGINT, "SIGINT sent to the parent is reported");
 	is_int(r.timed_out, 0, "... not as a timeout");
 	text = slurp(pidfile, NULL);
-	ok(r.wall_s < 5 && process_gone(atol(text)),
-	   "... and reached the child's group (%.2f s)", r.wall_s);
+	ok(r.wall_s < 5 && process_gone(atol(text)), "... and reached the child's group (%.2f s)",
+	   r.wall_s);
 	free(text);
 	{
 		sigset_t pend;
@@ -431,8 +459,11 @@ int main(int argc, char **argv)
 		getrusage(RUSAGE_SELF, &a);
 		run_sh("sleep 1", 5, 0, NULL, &r);
 		getrusage(RUSAGE_SELF, &b);
-		cpu = (double)(b.ru_utime.tv_sec - a.ru_utime.tv_sec + b.ru_stime.tv_sec - a.ru_stime.tv_sec) +
-		      (double)(b.ru_utime.tv_usec - a.ru_utime.tv_usec + b.ru_stime.tv_usec - a.ru_stime.tv_usec) / 1e6;
+		cpu = (double)(b.ru_utime.tv_sec - a.ru_utime.tv_sec + b.ru_stime.tv_sec -
+			       a.ru_stime.tv_sec) +
+		      (double)(b.ru_utime.tv_usec - a.ru_utime.tv_usec + b.ru_stime.tv_usec -
+			       a.ru_stime.tv_usec) /
+			      1e6;
 		is_int(r.status, 0, "a one-second child exits 0");
 		ok(r.wall_s >= 1 && r.wall_s < 4, "... wall time measured (%.2f s)", r.wall_s);
 		ok(cpu < 0.05, "... and the parent used %.4f s of CPU waiting", cpu);
@@ -440,12 +471,14 @@ int main(int argc, char **argv)
 
 	/* A caller that ignores SIGCHLD still gets its child's status. */
 	signal(SIGCHLD, SIG_IGN);
-	is_int(run_sh("exit 4", 5, 0, NULL, &r), 4, "with SIGCHLD ignored the exit code still comes back");
+	is_int(run_sh("exit 4", 5, 0, NULL, &r), 4,
+	       "with SIGCHLD ignored the exit code still comes back");
 	signal(SIGCHLD, SIG_DFL);
 
 	/* Leftovers in the group are killed when the leader exits. */
 	script = xasprintf("sleep 30 & echo $! > '%s'", pidfile);
-	is_int(run_sh(script, 10, 0, NULL, &r), 0, "a child that leaves a background process exits 0");
+	is_int(run_sh(script, 10, 0, NULL, &r), 0,
+	       "a child that leaves a background process exits 0");
 	free(script);
 	text = slurp(pidfile, NULL);
 	ok(r.strays && process_gone(atol(text)), "... and its leftover is killed (%s)", r.reason);

@@ -43,9 +43,15 @@ static int parse(struct seen *s, char **argv)
 	cli_begin(&c, &cmd, argc, argv);
 	while ((o = cli_next(&c)) >= 0) {
 		switch (o) {
-		case OPT_DB: s->db = c.arg; break;
-		case OPT_JSON: s->json++; break;
-		case OPT_OUTPUT: s->output = c.arg; break;
+		case OPT_DB:
+			s->db = c.arg;
+			break;
+		case OPT_JSON:
+			s->json++;
+			break;
+		case OPT_OUTPUT:
+			s->output = c.arg;
+			break;
 		case OPT_RUN:
 			if (cli_uint(&c, 1, 100, &s->run))
 				return CLI_BAD;
@@ -62,8 +68,9 @@ static int parse(struct seen *s, char **argv)
 int main(void)
 {
 	struct seen s;
-	static const char head[] = "usage: sweetspot demo SPEC [--db FILE]\n"
-				   "                      [--json]\n\nWhat demo does.\n\nOptions:\n";
+	static const char head[] =
+		"usage: sweetspot demo SPEC [--db FILE]\n"
+		"                      [--json]\n\nWhat demo does.\n\nOptions:\n";
 	char buf[4096];
 	FILE *f;
 	size_t n;

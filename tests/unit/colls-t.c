@@ -58,7 +58,8 @@ int main(void)
 	ok(COLL_DEFAULT_WINDOW == 2 && COLL_DEFAULT_RADIX == 2, "window 2, radix 2");
 	is_int(colls_count, 9, "nine collectives");
 	ok(colls_find("bcast") == &colls_table[0], "bcast is the first row");
-	ok(colls_find("exscan") && !colls_find("scatter") && !colls_find(NULL), "unknown and NULL are not found");
+	ok(colls_find("exscan") && !colls_find("scatter") && !colls_find(NULL),
+	   "unknown and NULL are not found");
 	ok(colls_algorithm_applies("bcast", "direct"), "bcast direct applies");
 	ok(!colls_algorithm_applies("bcast", "leader"), "bcast leader does not");
 	ok(colls_algorithm_applies("allgather", "allin"), "allgather allin applies");
@@ -68,7 +69,8 @@ int main(void)
 	is_int(colls_rank("zzz"), 9, "unknown ones last");
 	is_int((long long)colls_ompi_msg_size("bcast", 4096, 8), 4096, "bcast: the buffer");
 	is_int((long long)colls_ompi_msg_size("gather", 4096, 8), 32768, "gather: bytes x ranks");
-	is_str(colls_names_list(), "bcast, gather, allgather, reduce, allreduce, alltoall, scan, exscan, barrier",
+	is_str(colls_names_list(),
+	       "bcast, gather, allgather, reduce, allreduce, alltoall, scan, exscan, barrier",
 	       "names for messages");
 	is_str(colls_find("bcast")->ompi_algorithms[6], "binomial", "Open MPI bcast 6 is binomial");
 	/* The reductions: Open MPI 4.1's COLLTYPE ids, the buffer as size. */
@@ -76,27 +78,34 @@ int main(void)
 	is_int(colls_find("allreduce")->ompi_id, 2, "Open MPI allreduce is 2");
 	is_int((long long)colls_ompi_msg_size("allreduce", 4096, 8), 4096, "allreduce: the buffer");
 	is_str(colls_find("allreduce")->ompi_algorithms[4], "ring", "Open MPI allreduce 4 is ring");
-	is_str(colls_find("reduce")->ompi_algorithms[5], "binomial", "Open MPI reduce 5 is binomial");
+	is_str(colls_find("reduce")->ompi_algorithms[5], "binomial",
+	       "Open MPI reduce 5 is binomial");
 	ok(colls_is_reduction("allreduce") && !colls_is_reduction("bcast"), "reductions");
-	ok(colls_algorithm_applies("reduce", "slice") && colls_algorithm_applies("allreduce", "assigned"),
+	ok(colls_algorithm_applies("reduce", "slice") &&
+		   colls_algorithm_applies("allreduce", "assigned"),
 	   "slice and assigned apply to the reductions");
 	ok(!colls_algorithm_applies("bcast", "slice"), "slice does not apply to bcast");
 	/* Schedules: only where the row names them. */
-	ok(colls_algorithm_applies("bcast", "knomial") && colls_algorithm_applies("reduce", "knomial"),
+	ok(colls_algorithm_applies("bcast", "knomial") &&
+		   colls_algorithm_applies("reduce", "knomial"),
 	   "knomial applies to bcast and reduce");
-	ok(!colls_algorithm_applies("bcast", "ring") && !colls_algorithm_applies("reduce", "recdbl"),
+	ok(!colls_algorithm_applies("bcast", "ring") &&
+		   !colls_algorithm_applies("reduce", "recdbl"),
 	   "ring and recdbl do not apply to bcast or reduce");
-	ok(colls_algorithm_applies("allgather", "ring") && colls_algorithm_applies("allreduce", "recdbl"),
+	ok(colls_algorithm_applies("allgather", "ring") &&
+		   colls_algorithm_applies("allreduce", "recdbl"),
 	   "ring and recdbl apply to allgather and allreduce");
 	ok(!colls_algorithm_applies("allgather", "knomial"), "knomial does not apply to allgather");
 	ok(colls_is_schedule("ring") && !colls_is_schedule("slice"), "schedules are told apart");
 	ok(colls_radix_applies("knomial") && !colls_radix_applies("ring"), "radix: knomial only");
 	ok(colls_chunk_applies("allreduce", "slice") && colls_chunk_applies("gather", "knomial") &&
-	   colls_chunk_applies("gather", "direct") && colls_chunk_applies("allgather", "leader") &&
-	   colls_chunk_applies("allgather", "allin") && colls_chunk_applies("bcast", "knomial"),
+		   colls_chunk_applies("gather", "direct") &&
+		   colls_chunk_applies("allgather", "leader") &&
+		   colls_chunk_applies("allgather", "allin") &&
+		   colls_chunk_applies("bcast", "knomial"),
 	   "chunk: reductions, every gather and allgather, bcast's knomial");
 	ok(!colls_chunk_applies("bcast", "direct") && !colls_chunk_applies("bcast", "ring") &&
-	   !colls_chunk_applies("nosuch", "direct"),
+		   !colls_chunk_applies("nosuch", "direct"),
 	   "chunk: not bcast direct (one read, a write per host), not where nothing applies");
 	{
 		const char *names[COLLS_MAX_NAMES];

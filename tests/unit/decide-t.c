@@ -62,8 +62,10 @@ int main(void)
 		ok(!decide(x, n, 2, c, &oe, &d), "single launches: decided");
 		is_int(d.verdict, DECIDE_UNDECIDED, "verdict undecided");
 		is_int(d.leader, 0, "leader the higher");
-		is_int(d.choice, 0, "not yet shown worse is not shown equal: the leader is the choice");
-		ok(!d.ci_exact && d.ci_lo == 90 && d.ci_hi == 90, "CI of one launch is the launch, not exact");
+		is_int(d.choice, 0,
+		       "not yet shown worse is not shown equal: the leader is the choice");
+		ok(!d.ci_exact && d.ci_lo == 90 && d.ci_hi == 90,
+		   "CI of one launch is the launch, not exact");
 		/* No pooled noise (0 df): the rank rule, whose 4 against 4 is the
 		 * first that can reach 0.05 (2/C(8,4) = 0.029): 3 more of each. */
 		ok(!d.pooled && d.more_floor && d.more_launches == 6,

@@ -16,8 +16,8 @@
 #include <math.h>
 #include <unistd.h>
 
-static struct store_point mk_mpi(const char *coll, const char *alg, uint64_t bytes,
-				 int ranks, double us)
+static struct store_point mk_mpi(const char *coll, const char *alg, uint64_t bytes, int ranks,
+				 double us)
 {
 	struct store_point p = { 0 };
 
@@ -128,16 +128,20 @@ static int each(const char *s, size_t n, int (*fn)(const char *, size_t))
 
 static int is_coll(const char *s, size_t n)
 {
-	static const char *const w[] = { "allgather", "allgatherv", "allreduce", "alltoall",
-		"alltoallv", "barrier", "bcast", "fanin", "fanout", "gather", "gatherv", "reduce",
-		"reduce_scatter", "reduce_scatterv", "scatter", "scatterv", NULL };
+	static const char *const w[] = {
+		"allgather", "allgatherv", "allreduce",	     "alltoall",	"alltoallv",
+		"barrier",   "bcast",	   "fanin",	     "fanout",		"gather",
+		"gatherv",   "reduce",	   "reduce_scatter", "reduce_scatterv", "scatter",
+		"scatterv",  NULL
+	};
 
 	return in_words(s, n, w);
 }
 
 static int is_mem(const char *s, size_t n)
 {
-	static const char *const w[] = { "host", "cuda", "cuda-managed", "rocm", "rocm-managed", NULL };
+	static const char *const w[] = { "host", "cuda",	 "cuda-managed",
+					 "rocm", "rocm-managed", NULL };
 
 	return in_words(s, n, w);
 }
@@ -300,15 +304,19 @@ int main(void)
 	char *file, *tmpl;
 
 	plan(45);
-	ok(!ompi_version_parse("4.1.4", &v) && v.major == 4 && v.minor == 1 && v.release == 4, "4.1.4");
+	ok(!ompi_version_parse("4.1.4", &v) && v.major == 4 && v.minor == 1 && v.release == 4,
+	   "4.1.4");
 	ok(!ompi_version_parse("v5.0.7rc1", &v) && v.major == 5 && v.release == 7, "v5.0.7rc1");
 	ok(!ompi_version_parse("6.0", &v) && v.major == 6 && v.minor == 0, "6.0");
-	ok(ompi_version_parse("4", &v) && ompi_version_parse("x.1", &v) && ompi_version_parse("4.1-", &v),
+	ok(ompi_version_parse("4", &v) && ompi_version_parse("x.1", &v) &&
+		   ompi_version_parse("4.1-", &v),
 	   "not versions: 4, x.1, 4.1-");
-	ok(!ompi_reads_rules_v2(&(struct ompi_version){ 4, 1, 4 }), "4.1.4 reads the classic form only");
+	ok(!ompi_reads_rules_v2(&(struct ompi_version){ 4, 1, 4 }),
+	   "4.1.4 reads the classic form only");
 	ok(!ompi_reads_rules_v2(&(struct ompi_version){ 5, 0, 6 }), "5.0.6 too");
 	ok(ompi_reads_rules_v2(&(struct ompi_version){ 5, 0, 7 }) &&
-	   ompi_reads_rules_v2(&(struct ompi_version){ 6, 0, 0 }), "5.0.7 and 6.0 read version 2");
+		   ompi_reads_rules_v2(&(struct ompi_version){ 6, 0, 0 }),
+	   "5.0.7 and 6.0 read version 2");
 	is_int(mpi_algorithm_id("tuned:6"), 6, "tuned:6 is 6");
 	is_int(mpi_algorithm_id("default"), 0, "default is 0");
 	is_int(mpi_algorithm_id("ring"), -1, "anything else is not an id");
@@ -332,13 +340,14 @@ int main(void)
 	pts[n++] = mk_off("bcast", "block", 1048576, "n8-ppn8-w16-wpn2-dpu", 16, 2, 99);
 	pts[n++] = mk_off("bcast", "block", 1048576, "n8-ppn8-w8-wpn1-dpu", 8, 1, 99);
 	pts[n] = mk_off("bcast", "cyclic", 1048576, "n8-ppn8-w4-wpn1-dpu", 4, 1, 100);
-	pts[n++].valid = 0;	/* invalid: must not win */
+	pts[n++].valid = 0; /* invalid: must not win */
 	decisions_from_points(pts, n, &d);
 	d.source = xstrdup("unit");
 
 	is_int(d.nmpi, 4, "one choice per collective, ranks and size");
 	is_int(d.mpi[0].alg, 6, "4K: 6 (mean 11 us) beats 8 (mean 17.5 us)");
-	ok(d.mpi[2].alg == 8 && fabs(d.mpi[2].default_us - 450) < 1e-9, "1M: 8, default measured too");
+	ok(d.mpi[2].alg == 8 && fabs(d.mpi[2].default_us - 450) < 1e-9,
+	   "1M: 8, default measured too");
 	is_int(d.noff, 2, "one offload choice per group (the invalid cyclic point is no group)");
 	is_str(d.off[0].layout, "n8-ppn8-w8-wpn1-dpu", "256K: mean 97.5 tie goes to fewer workers");
 	is_str(d.off[1].layout, "n8-ppn8-w8-wpn1-dpu", "1M: exact tie at 99 goes to fewer workers");
@@ -348,7 +357,7 @@ int main(void)
 		size_t nb = decisions_bands(&d, "bcast", &b);
 
 		ok(nb == 1 && b[0].lo == 262144 && b[0].hi == 1048576 && b[0].nsizes == 2 &&
-		   !strcmp(b[0].best->layout, "n8-ppn8-w8-wpn1-dpu"),
+			   !strcmp(b[0].best->layout, "n8-ppn8-w8-wpn1-dpu"),
 		   "256K and 1M share their best: one size band");
 		free(b);
 	}
@@ -357,57 +366,72 @@ int main(void)
 	/* 2 colls; bcast 7 in 3 blocks: [1: 0 0 0 0] [4: 0 6 3 8192, 65536 8 3
 	 * 8192] [5: 0 0 0 0]; gather 9: [1: 0 0 0 0] [4: 0 1 5 0] [5: 0 0 0 0]. */
 	ok(nn == 45 && num[0] == 2 && num[1] == 7 && num[2] == 3 && num[3] == 1 && num[4] == 1 &&
-	   num[6] == 0, "bcast: sizes below 4 are Open MPI's own decision");
+		   num[6] == 0,
+	   "bcast: sizes below 4 are Open MPI's own decision");
 	ok(num[9] == 4 && num[10] == 2 && num[11] == 0 && num[12] == 6 && num[15] == 65536 &&
-	   num[16] == 8, "size 4 alone: size 0 first, then 64K, ascending; 1M merged into 64K's");
+		   num[16] == 8,
+	   "size 4 alone: size 0 first, then 64K, ascending; 1M merged into 64K's");
 	ok(num[13] == 3 && num[14] == 8192 && num[17] == 3 && num[18] == 8192,
 	   "bcast rules carry the chain fan-out and segment size the measurement ran with");
 	ok(num[19] == 5 && num[20] == 1 && num[22] == 0, "5 and up: Open MPI's own decision");
-	ok(rules && strstr(rules, "5 and up, beyond the sizes measured"), "and the comment says so");
+	ok(rules && strstr(rules, "5 and up, beyond the sizes measured"),
+	   "and the comment says so");
 	ok(num[25] == 9 && num[33] == 4 && num[36] == 1 && num[37] == 5 && num[38] == 0,
 	   "gather (9): its rule at size 0 with the tree fan-out");
-	ok(rules && strncmp(rules, "rule-file-version-2", 19) && !strstr(rules, "\nrule-file-version-2"), "4.1.4: no version-2 header");
+	ok(rules && strncmp(rules, "rule-file-version-2", 19) &&
+		   !strstr(rules, "\nrule-file-version-2"),
+	   "4.1.4: no version-2 header");
 	o.ompi = (struct ompi_version){ 5, 0, 7 };
 	free(rules);
 	rules = to_string(w_rules, &d, &o);
-	ok(rules && !strncmp(rules, "rule-file-version-2\n", 20) && strstr(rules, "\n65536 8 3 8192 0"),
+	ok(rules && !strncmp(rules, "rule-file-version-2\n", 20) &&
+		   strstr(rules, "\n65536 8 3 8192 0"),
 	   "5.0.7: version-2 header and 5 columns");
 
 	js = to_string(w_json, &d, &o);
 	root = js ? json_loads(js, 0, NULL) : NULL;
 	ok(root && json_integer_value(json_object_get(root, "rule_file_version")) == 3 &&
-	   !strcmp(json_string_value(json_object_get(root, "module")), "tuned"),
+		   !strcmp(json_string_value(json_object_get(root, "module")), "tuned"),
 	   "JSON rules: version 3, module tuned");
-	r = json_object_get(json_array_get(json_object_get(json_object_get(root, "collectives"), "bcast"), 0), "rules");
+	r = json_object_get(
+		json_array_get(json_object_get(json_object_get(root, "collectives"), "bcast"), 0),
+		"rules");
 	ok(json_array_size(r) == 2 &&
-	   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_min")) == 0 &&
-	   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_max")) == 65535 &&
-	   json_integer_value(json_object_get(json_array_get(r, 1), "msg_size_min")) == 65536 &&
-	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "msg_size_max")), "inf"),
+		   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_min")) == 0 &&
+		   json_integer_value(json_object_get(json_array_get(r, 0), "msg_size_max")) ==
+			   65535 &&
+		   json_integer_value(json_object_get(json_array_get(r, 1), "msg_size_min")) ==
+			   65536 &&
+		   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "msg_size_max")),
+			   "inf"),
 	   "JSON rules: contiguous inclusive ranges, the last to inf");
 	ok(json_integer_value(json_object_get(json_array_get(r, 1), "faninout")) == 3 &&
-	   json_integer_value(json_object_get(json_array_get(r, 1), "seg_size")) == 8192,
+		   json_integer_value(json_object_get(json_array_get(r, 1), "seg_size")) == 8192,
 	   "JSON rules: the parameters too");
 	ok(!strcmp(json_string_value(json_object_get(json_array_get(r, 0), "alg")), "binomial") &&
-	   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "alg")), "scatter_allgather"),
+		   !strcmp(json_string_value(json_object_get(json_array_get(r, 1), "alg")),
+			   "scatter_allgather"),
 	   "JSON rules: algorithms by name");
 	r = json_object_get(json_object_get(root, "collectives"), "gather");
 	ok(json_integer_value(json_object_get(json_array_get(r, 0), "comm_size_min")) == 4 &&
-	   json_integer_value(json_object_get(json_array_get(r, 0), "comm_size_max")) == 4,
+		   json_integer_value(json_object_get(json_array_get(r, 0), "comm_size_max")) == 4,
 	   "JSON rules: gather's communicator size measured, alone");
 	json_decref(root);
 
 	ok(!export_ucc_build(&d, &o, &u), "UCC settings");
-	is_str(u.tune, "bcast:0-64K:host:[4]:@knomial", "binomial is UCC's knomial up to 64K, end excluded");
-	ok(u.vars.nr == 1 && !strcmp(u.vars.v[0], "UCC_TL_UCP_BCAST_KN_RADIX=2"), "... with radix 2");
+	is_str(u.tune, "bcast:0-64K:host:[4]:@knomial",
+	       "binomial is UCC's knomial up to 64K, end excluded");
+	ok(u.vars.nr == 1 && !strcmp(u.vars.v[0], "UCC_TL_UCP_BCAST_KN_RADIX=2"),
+	   "... with radix 2");
 	ok(u.notes.nr == 2 && strstr(u.notes.v[0], "scatter_allgather (8) left out") &&
-	   strstr(u.notes.v[1], "gather 0-inf [4] basic_linear (1) left out"),
+		   strstr(u.notes.v[1], "gather 0-inf [4] basic_linear (1) left out"),
 	   "the others are left out, saying why");
 	is_int(ucc_tune_ok(u.tune), 1, "every token parses with UCC's grammar");
 	is_int(ucc_tune_ok("bcast:0-4K:host:[4]:@knomial#bcast:4K-inf:host:[4-inf]:@dbt"), 2,
 	       "the grammar takes UCC's own example shape");
 	ok(ucc_tune_ok("bcast:0-4095:host:[4]:@knomial#bcast:4K-4K:host:[4]:@dbt") < 0 &&
-	   ucc_tune_ok("bcast:0-4K:cpu:[4]:@knomial") < 0 && ucc_tune_ok("bcast:0-4K:host:[8-4]:@x") < 0,
+		   ucc_tune_ok("bcast:0-4K:cpu:[4]:@knomial") < 0 &&
+		   ucc_tune_ok("bcast:0-4K:host:[8-4]:@x") < 0,
 	   "and refuses an empty range, an unknown memory type, a backwards team range");
 	export_ucc_release(&u);
 
@@ -417,14 +441,16 @@ int main(void)
 	ok(file && !files_write_atomic(file, ok_writer, prof), "profile written");
 	ok(!profile_load(file, &back), "profile read back");
 	ok(back.noff == d.noff && back.nmpi == d.nmpi && back.off[0].oe == d.off[0].oe &&
-	   back.off[0].spread == d.off[0].spread && !strcmp(back.off[1].runner_up, d.off[1].runner_up) &&
-	   back.mpi[2].default_us == d.mpi[2].default_us && isnan(back.mpi[0].default_us),
+		   back.off[0].spread == d.off[0].spread &&
+		   !strcmp(back.off[1].runner_up, d.off[1].runner_up) &&
+		   back.mpi[2].default_us == d.mpi[2].default_us && isnan(back.mpi[0].default_us),
 	   "every figure comes back exactly");
 	env1 = to_string(w_env, &d, &o);
 	env2 = to_string(w_env, &back, &o);
 	ok(env1 && env2 && !strcmp(env1, env2), "env from the profile equals env from the points");
 	ok(env1 && strstr(env1, "export SWEETSPOT_BCAST_WORKERS=8\n") &&
-	   strstr(env1, "export OMPI_MCA_coll_tuned_dynamic_rules_filename=/x/ompi-rules.conf\n"),
+		   strstr(env1,
+			  "export OMPI_MCA_coll_tuned_dynamic_rules_filename=/x/ompi-rules.conf\n"),
 	   "env: the layout and the rules file");
 
 	/* A bad profile: file:line. */

@@ -67,7 +67,8 @@ int main(void)
 	text = slurp(file);
 	is_str(text, "one\n", "... whole");
 	free(text);
-	is_int(files_write_output(file, 0, write_new, "two\n"), -2, "an existing file is refused without force");
+	is_int(files_write_output(file, 0, write_new, "two\n"), -2,
+	       "an existing file is refused without force");
 	text = slurp(file);
 	is_str(text, "one\n", "... and left as it was");
 	free(text);
@@ -79,7 +80,8 @@ int main(void)
 	put(target, "mine\n");
 	if (symlink(target, link))
 		perror("symlink");
-	is_int(files_write_output(link, 0, write_new, "x\n"), -2, "a symlink is refused without force");
+	is_int(files_write_output(link, 0, write_new, "x\n"), -2,
+	       "a symlink is refused without force");
 	is_int(files_write_output(link, 1, write_new, "x\n"), -2, "... and with force");
 	text = slurp(target);
 	is_str(text, "mine\n", "... nothing written through it");
@@ -94,10 +96,12 @@ int main(void)
 	ok(lstat(target, &st) && errno == ENOENT, "... and nothing is created at its target");
 
 	mkdir(dir, 0755);
-	is_int(files_write_output(dir, 1, write_new, "x\n"), -2, "a folder is refused, even with force");
+	is_int(files_write_output(dir, 1, write_new, "x\n"), -2,
+	       "a folder is refused, even with force");
 	if (mkfifo(fifo, 0644))
 		perror("mkfifo");
-	is_int(files_write_output(fifo, 1, write_new, "x\n"), -2, "a FIFO is refused, even with force");
+	is_int(files_write_output(fifo, 1, write_new, "x\n"), -2,
+	       "a FIFO is refused, even with force");
 	ok(!lstat(fifo, &st) && S_ISFIFO(st.st_mode), "... and is still a FIFO");
 	is_int(files_write_output("/dev/null", 1, write_new, "x\n"), -2,
 	       "a device is refused, even with force");

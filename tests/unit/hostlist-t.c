@@ -75,18 +75,23 @@ static void limits(void)
 	char err[512], *s, *long_item, *many;
 	size_t i;
 
-	is_expand("n[1-999999999]", "ERR: hostlist 'n[1-999999999]' expands to more than 1048576 names, "
+	is_expand("n[1-999999999]",
+		  "ERR: hostlist 'n[1-999999999]' expands to more than 1048576 names, "
 		  "the limit per hostlist");
-	is_expand("a[1-2000]b[1-1000]", "ERR: hostlist 'a[1-2000]b[1-1000]' expands to more than 1048576 "
+	is_expand("a[1-2000]b[1-1000]",
+		  "ERR: hostlist 'a[1-2000]b[1-1000]' expands to more than 1048576 "
 		  "names, the limit per hostlist");
 	/* A product that would overflow 64 bits if multiplied first. */
 	is_expand("a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]",
-		  "ERR: hostlist 'a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]' expands to more "
+		  "ERR: hostlist 'a[1-65536]b[1-65536]c[1-65536]d[1-65536]e[1-65536]' expands to "
+		  "more "
 		  "than 1048576 names, the limit per hostlist");
-	is_expand("a[1-600000],b[1-600000]", "ERR: hostlist 'a[1-600000],b[1-600000]' expands to more "
+	is_expand("a[1-600000],b[1-600000]",
+		  "ERR: hostlist 'a[1-600000],b[1-600000]' expands to more "
 		  "than 1048576 names, the limit per hostlist");
 	ok(hostlist_expand("n[1-1048576]", &v, err, sizeof(err)) == 0 && v.nr == HOSTLIST_MAX &&
-	   !strcmp(v.v[HOSTLIST_MAX - 1], "n1048576"), "exactly %d names are allowed", HOSTLIST_MAX);
+		   !strcmp(v.v[HOSTLIST_MAX - 1], "n1048576"),
+	   "exactly %d names are allowed", HOSTLIST_MAX);
 	strvec_clear(&v);
 	ok(hostlist_expand("n[0-1048576]", &v, err, sizeof(err)) == -1 && v.nr == 0,
 	   "one more is refused, and no name was made");
@@ -95,9 +100,11 @@ static void limits(void)
 	{
 		size_t n = 0;
 
-		ok(hostlist_count("a[1-1024]b[1-1023],c", &n, err, sizeof(err)) == 0 && n == 1047553,
+		ok(hostlist_count("a[1-1024]b[1-1023],c", &n, err, sizeof(err)) == 0 &&
+			   n == 1047553,
 		   "hostlist_count() counts %zu names without making them", n);
-		ok(hostlist_count("n[1-999999999]", &n, err, sizeof(err)) == -1 && strstr(err, "more than"),
+		ok(hostlist_count("n[1-999999999]", &n, err, sizeof(err)) == -1 &&
+			   strstr(err, "more than"),
 		   "... and refuses what expand refuses: %s", err);
 	}
 
@@ -106,13 +113,15 @@ static void limits(void)
 	for (i = 0; i <= HOSTLIST_MAX; i++)
 		memcpy(many + 2 * i, "a,", 2);
 	many[2 * HOSTLIST_MAX + 1] = '\0';
-	ok(hostlist_expand(many, &v, err, sizeof(err)) == -1 && strstr(err, "more than 1048576 names"),
+	ok(hostlist_expand(many, &v, err, sizeof(err)) == -1 &&
+		   strstr(err, "more than 1048576 names"),
 	   "1048577 items are refused");
 	strvec_clear(&v);
 	free(many);
 
 	long_item = xasprintf("x%0249d[1-1000]", 0);
-	s = xasprintf("ERR: hostlist 'x%063d...' makes names longer than 253 characters, the limit", 0);
+	s = xasprintf("ERR: hostlist 'x%063d...' makes names longer than 253 characters, the limit",
+		      0);
 	is_expand(long_item, s);
 	free(s);
 	free(long_item);
@@ -129,7 +138,8 @@ static void limits(void)
 
 	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]", "a1b1c1d1e1f1g1h1");
 	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]",
-		  "ERR: hostlist 'a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]' has more than 8 brackets in one "
+		  "ERR: hostlist 'a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]' has more than 8 brackets "
+		  "in one "
 		  "name, the limit");
 }
 
@@ -177,7 +187,8 @@ int main(void)
 	/* Suffixes: only when asked for (Slurm 22.05 cannot read them). */
 	is_compress("node[00001-00003]-bf", HOSTLIST_SUFFIX, "node[00001-00003]-bf");
 	is_compress("node[00001-00003]-bf", 0, "node00001-bf,node00002-bf,node00003-bf");
-	is_compress("node[1-3],node[1-3]-bf,node[4-5]-bf", HOSTLIST_SUFFIX, "node[1-3],node[1-5]-bf");
+	is_compress("node[1-3],node[1-3]-bf,node[4-5]-bf", HOSTLIST_SUFFIX,
+		    "node[1-3],node[1-5]-bf");
 	is_compress("r[1-2]n[08-10]-bf", HOSTLIST_SUFFIX, "r1n[08-10]-bf,r2n[08-10]-bf");
 	is_compress("n[1-2]-bf,n[3-4]-ib", HOSTLIST_SUFFIX, "n[1-2]-bf,n[3-4]-ib");
 	is_compress("n[1-2]-bf,n[3-4]-ib", 0, "n1-bf,n2-bf,n3-ib,n4-ib");
@@ -199,7 +210,8 @@ int main(void)
 	c = hostlist_compress((const char *const *)v.v, v.nr, 0);
 	big = strchr(c, ']');
 	ok(!strncmp(c, "n[1,3,5,", 8) && big && !strncmp(big, "],n[131073,", 11) &&
-	   !strcmp(c + strlen(c) - 8, ",199999]"), "100,000 single hosts: a new bracket after 65536");
+		   !strcmp(c + strlen(c) - 8, ",199999]"),
+	   "100,000 single hosts: a new bracket after 65536");
 	ok(same_names(c, &v), "... and expands to the same 100,000 names in order");
 	free(c);
 	strvec_clear(&v);

@@ -47,13 +47,15 @@ int main(void)
 		assign_nodes(names, 6, 2, 0, hn, wn);
 		is_str(owners(wn, 2), "0 0", "onload workers on the hosts' own node");
 		assign_hosts(ASG_LOCALITY, 6, 2, hn, wn, o);
-		is_str(owners(o, 6), "0 1 0 1 0 1", "locality: own node's hosts split, the rest cyclic");
+		is_str(owners(o, 6), "0 1 0 1 0 1",
+		       "locality: own node's hosts split, the rest cyclic");
 	}
 	{
 		const char *names[] = { "node1", "node1", "node10", "node10", "node10-bf", "zzz" };
 
 		assign_nodes(names, 4, 2, 0, hn, wn);
-		is_str(owners(wn, 2), "1 -1", "node10-bf is node10's (not node1's); zzz is on no node");
+		is_str(owners(wn, 2), "1 -1",
+		       "node10-bf is node10's (not node1's); zzz is on no node");
 		assign_hosts(ASG_LOCALITY, 4, 2, hn, wn, o);
 		is_str(owners(o, 4), "0 1 0 0", "locality: host-less worker takes only the rest");
 	}

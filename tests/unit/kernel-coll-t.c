@@ -49,9 +49,9 @@ static int same_sched(const struct sched *a, const struct sched *b)
 	for (size_t i = 0; i < a->n; i++) {
 		const struct op *x = &a->ops[i], *y = &b->ops[i];
 
-		if (x->kind != y->kind || x->peer != y->peer || x->loff != y->loff || x->roff != y->roff ||
-		    x->len != y->len || x->tag != y->tag || x->count != y->count || x->dep0 != y->dep0 ||
-		    x->ndeps != y->ndeps)
+		if (x->kind != y->kind || x->peer != y->peer || x->loff != y->loff ||
+		    x->roff != y->roff || x->len != y->len || x->tag != y->tag ||
+		    x->count != y->count || x->dep0 != y->dep0 || x->ndeps != y->ndeps)
 			return 0;
 	}
 	for (size_t d = 0; d < a->ndeps; d++)
@@ -72,7 +72,8 @@ static void indexed_hosts(void)
 			for (int W = 1; W <= H; W += 2)
 				for (int c = 0; c < COLL_N; c++)
 					for (int a = 0; a < ALG_N; a++) {
-						int owner[9], hn[9], wn[9], s0[10], sv[9], pos = 0, h, prev = -1;
+						int owner[9], hn[9], wn[9], s0[10], sv[9],
+							pos = 0, h, prev = -1;
 						struct coll_geom g, x;
 
 						if (!alg_applies(c, a))
@@ -82,13 +83,23 @@ static void indexed_hosts(void)
 						for (int i = 0; i < W; i++)
 							wn[i] = i % 3;
 						assign_hosts((enum asg)asg, H, W, hn, wn, owner);
-						g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = 4096,
-							.S = 4096, .owner = owner, .chunk = 1024, .window = 2, .radix = 2,
-							.R = 8192 * 16, .F = 8192 * 64 };
+						g = (struct coll_geom){ .coll = c,
+									.alg = a,
+									.H = H,
+									.W = W,
+									.m = 4096,
+									.S = 4096,
+									.owner = owner,
+									.chunk = 1024,
+									.window = 2,
+									.radix = 2,
+									.R = 8192 * 16,
+									.F = 8192 * 64 };
 						x = g;
 						sched_index_hosts(&x, s0, sv);
 						for (int w = 0; w < W; w++, pos = 0, prev = -1)
-							while ((h = sched_next_host(&x, w, &pos)) >= 0) {
+							while ((h = sched_next_host(&x, w, &pos)) >=
+							       0) {
 								bad += owner[h] != w || h <= prev;
 								prev = h;
 							}
@@ -98,16 +109,20 @@ static void indexed_hosts(void)
 
 							memset(&p, 0, sizeof(p));
 							memset(&q, 0, sizeof(q));
-							if (coll_build(&g, r, &p) == 0 && coll_build(&x, r, &q) == 0) {
-								bad += !same_sched(&p.ref, &q.ref) || !same_sched(&p.off, &q.off);
+							if (coll_build(&g, r, &p) == 0 &&
+							    coll_build(&x, r, &q) == 0) {
+								bad += !same_sched(&p.ref,
+										   &q.ref) ||
+								       !same_sched(&p.off, &q.off);
 								built++;
 							}
 							coll_rank_release(&p);
 							coll_rank_release(&q);
 						}
 					}
-	ok(built > 0 && !bad, "indexed hosts: every builder's schedules as by scanning (%u ranks, %u differ)",
-	   built, bad);
+	ok(built > 0 && !bad,
+	   "indexed hosts: every builder's schedules as by scanning (%u ranks, %u differ)", built,
+	   bad);
 }
 
 int main(void)
@@ -115,14 +130,21 @@ int main(void)
 	int owner[5];
 	struct coll_rank cr;
 	/* One chunk of the whole block, one in flight: the paper's forms. */
-	struct coll_geom g = { .coll = COLL_BCAST, .alg = ALG_DIRECT, .H = 5, .W = 2, .m = 100, .S = 1000,
-			       .owner = owner, .chunk = 100, .window = 1 };
+	struct coll_geom g = { .coll = COLL_BCAST,
+			       .alg = ALG_DIRECT,
+			       .H = 5,
+			       .W = 2,
+			       .m = 100,
+			       .S = 1000,
+			       .owner = owner,
+			       .chunk = 100,
+			       .window = 1 };
 	unsigned char buf[37];
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
 
 	plan(35);
-	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner);	/* 0 0 1 1 0 */
+	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner); /* 0 0 1 1 0 */
 
 	coll_build(&g, 0, &cr);
 	is_int(count(&cr.ref, OP_WRITE), 4, "bcast ref: root writes to the 4 other hosts");
@@ -130,35 +152,46 @@ int main(void)
 	coll_rank_release(&cr);
 	coll_build(&g, 5, &cr);
 	is_int(count(&cr.off, OP_READ), 1, "bcast worker 0: one read of the root");
-	is_int(count(&cr.off, OP_WRITE), 2, "bcast worker 0: writes to hosts 1 and 4, not the root");
+	is_int(count(&cr.off, OP_WRITE), 2,
+	       "bcast worker 0: writes to hosts 1 and 4, not the root");
 	ok(nth(&cr.off, OP_WRITE, 1)->peer == 4 && depends(&cr.off, nth(&cr.off, OP_WRITE, 1), 0),
 	   "bcast worker 0: second write to host 4, after the read");
 	coll_rank_release(&cr);
 	coll_build(&g, 3, &cr);
-	ok(cr.exp.n == 1 && cr.exp.b[0].off == 1000 && cr.exp.b[0].src == 0, "bcast host 3 checks root's block at S");
+	ok(cr.exp.n == 1 && cr.exp.b[0].off == 1000 && cr.exp.b[0].src == 0,
+	   "bcast host 3 checks root's block at S");
 	coll_rank_release(&cr);
 
 	g.coll = COLL_GATHER;
 	coll_build(&g, 0, &cr);
-	ok(count(&cr.ref, OP_READ) == 4 && count(&cr.ref, OP_COPY) == 1, "gather ref: root reads 4, copies its own");
+	ok(count(&cr.ref, OP_READ) == 4 && count(&cr.ref, OP_COPY) == 1,
+	   "gather ref: root reads 4, copies its own");
 	is_int(cr.exp.n, 5, "gather: root checks 5 blocks");
 	is_int(cr.exp.b[3].off, 1300, "gather: host 3's block at S + 3m");
 	coll_rank_release(&cr);
 	coll_build(&g, 6, &cr);
-	ok(count(&cr.off, OP_READ) == 2 && count(&cr.off, OP_WRITE) == 2, "gather worker 1: reads 2, writes 2");
-	ok(nth(&cr.off, OP_WRITE, 0)->peer == 0 && nth(&cr.off, OP_WRITE, 0)->roff == 1200, "gather worker 1 writes host 2's block at S + 2m of the root");
+	ok(count(&cr.off, OP_READ) == 2 && count(&cr.off, OP_WRITE) == 2,
+	   "gather worker 1: reads 2, writes 2");
+	ok(nth(&cr.off, OP_WRITE, 0)->peer == 0 && nth(&cr.off, OP_WRITE, 0)->roff == 1200,
+	   "gather worker 1 writes host 2's block at S + 2m of the root");
 	coll_rank_release(&cr);
 
 	g.coll = COLL_ALLGATHER;
 	g.alg = ALG_LEADER;
 	coll_build(&g, 5, &cr);
-	ok(count(&cr.off, OP_WAIT_FLAG) == 1 && nth(&cr.off, OP_WAIT_FLAG, 0)->peer == 6, "leader: waits for worker 1's signal");
-	ok(depends(&cr.off, nth(&cr.off, OP_WRITE, 4), (size_t)(nth(&cr.off, OP_WAIT_FLAG, 0) - cr.off.ops)), "leader: its writes wait for that signal");
-	ok(count(&cr.off, OP_WRITE) == 5 && nth(&cr.off, OP_WRITE, 0)->len == 500, "leader writes the whole result to each of 5 hosts");
+	ok(count(&cr.off, OP_WAIT_FLAG) == 1 && nth(&cr.off, OP_WAIT_FLAG, 0)->peer == 6,
+	   "leader: waits for worker 1's signal");
+	ok(depends(&cr.off, nth(&cr.off, OP_WRITE, 4),
+		   (size_t)(nth(&cr.off, OP_WAIT_FLAG, 0) - cr.off.ops)),
+	   "leader: its writes wait for that signal");
+	ok(count(&cr.off, OP_WRITE) == 5 && nth(&cr.off, OP_WRITE, 0)->len == 500,
+	   "leader writes the whole result to each of 5 hosts");
 	coll_rank_release(&cr);
 	coll_build(&g, 6, &cr);
-	ok(count(&cr.off, OP_WRITE) == 2 && nth(&cr.off, OP_WRITE, 0)->peer == 5, "other worker writes its 2 blocks to the leader");
-	ok(count(&cr.off, OP_SIGNAL) == 1 && nth(&cr.off, OP_SIGNAL, 0)->ndeps == 2 && nth(&cr.off, OP_SIGNAL, 0)->peer == 5,
+	ok(count(&cr.off, OP_WRITE) == 2 && nth(&cr.off, OP_WRITE, 0)->peer == 5,
+	   "other worker writes its 2 blocks to the leader");
+	ok(count(&cr.off, OP_SIGNAL) == 1 && nth(&cr.off, OP_SIGNAL, 0)->ndeps == 2 &&
+		   nth(&cr.off, OP_SIGNAL, 0)->peer == 5,
 	   "other worker signals the leader after both writes");
 	coll_rank_release(&cr);
 	g.alg = ALG_ALLIN;
@@ -166,7 +199,8 @@ int main(void)
 	is_int(count(&cr.off, OP_WRITE), 15, "allin worker 0: 3 blocks x 5 hosts");
 	coll_rank_release(&cr);
 	coll_build(&g, 2, &cr);
-	ok(count(&cr.ref, OP_WRITE) == 4 && cr.exp.n == 5, "allgather ref: host writes to 4, checks 5");
+	ok(count(&cr.ref, OP_WRITE) == 4 && cr.exp.n == 5,
+	   "allgather ref: host writes to 4, checks 5");
 	coll_rank_release(&cr);
 	is_int(coll_fault_rank(&g), 5, "fault: first writing worker");
 	g.alg = ALG_DIRECT;
@@ -180,12 +214,15 @@ int main(void)
 		   "binomial tree of 9: root's children 8, 4, 2, 1 (largest subtree first)");
 		n = sched_knomial_children(4, 9, 2, ch);
 		ok(n == 2 && ch[0] == 6 && ch[1] == 5 && sched_knomial_parent(6, 2) == 4 &&
-		   sched_knomial_parent(5, 2) == 4 && sched_knomial_parent(8, 2) == 0, "binomial: 4's children 6, 5");
+			   sched_knomial_parent(5, 2) == 4 && sched_knomial_parent(8, 2) == 0,
+		   "binomial: 4's children 6, 5");
 		n = sched_knomial_children(0, 9, 3, ch);
 		ok(n == 4 && ch[0] == 3 && ch[1] == 6 && ch[2] == 1 && ch[3] == 2 &&
-		   sched_knomial_parent(7, 3) == 6 && sched_knomial_parent(5, 3) == 3 &&
-		   sched_knomial_children(2, 9, 3, ch) == 0, "3-nomial tree of 9: 0 -> 3, 6, 1, 2; 6 -> 7; 3 -> 5");
-		ok(sched_levels(1) == 1 && sched_levels(2) == 2 && sched_levels(7) == 3 && sched_levels(8) == 4,
+			   sched_knomial_parent(7, 3) == 6 && sched_knomial_parent(5, 3) == 3 &&
+			   sched_knomial_children(2, 9, 3, ch) == 0,
+		   "3-nomial tree of 9: 0 -> 3, 6, 1, 2; 6 -> 7; 3 -> 5");
+		ok(sched_levels(1) == 1 && sched_levels(2) == 2 && sched_levels(7) == 3 &&
+			   sched_levels(8) == 4,
 		   "recdbl stage buffers: 1 + log2 of the largest power of two <= W");
 	}
 	pattern_fill(buf, sizeof(buf), 3, 7);
@@ -196,11 +233,13 @@ int main(void)
 	is_int(pattern_check(buf, sizeof(buf), 3, 7), 35, "first bad offset in the tail");
 
 	tstats_of(t, 4, &st);
-	ok(st.avg == 2.5 && st.min == 1 && st.max == 4 && st.median == 2.5, "avg, min, median, max");
+	ok(st.avg == 2.5 && st.min == 1 && st.max == 4 && st.median == 2.5,
+	   "avg, min, median, max");
 	ok(oe_paper(90, 100, 50) == 90, "oe_paper = ref / max(comm, compute)");
 	ok(oe_measured(90, 60) == 100 && oe_measured(30, 60) == 50, "oe_measured capped at 100");
 	ok(overlap_pct(100, 50, 120) == 60, "overlap = (comm + compute - total) / min");
-	ok(overlap_pct(100, 50, 200) == 0 && overlap_pct(100, 50, 90) == 100, "overlap clamped to 0..100");
+	ok(overlap_pct(100, 50, 200) == 0 && overlap_pct(100, 50, 90) == 100,
+	   "overlap clamped to 0..100");
 	ok(overlap_pct(0, 50, 50) == 0, "overlap with no comm is 0");
 	indexed_hosts();
 	return done_testing();

@@ -24,9 +24,9 @@
 #define SEQ 77
 
 struct loc {
-	int writer;		/* global op id of the last write, -1: none */
+	int writer; /* global op id of the last write, -1: none */
 	int nwrites;
-	int *readers;		/* reads since that write */
+	int *readers; /* reads since that write */
 	int nreaders, areaders;
 };
 
@@ -36,12 +36,12 @@ static void (*mutate)(struct sched *p, int r);
 struct sim {
 	const struct coll_geom *g;
 	int N, nops, ref;
-	size_t bytes;		/* per rank region */
+	size_t bytes; /* per rank region */
 	struct coll_rank *cr;
-	int *base;		/* global id of rank r's op 0 */
-	unsigned char *mem;	/* N regions */
-	struct loc *locs;	/* N x bytes (flags excluded) */
-	uint64_t *anc;		/* nops x words: ancestors bitsets */
+	int *base;	    /* global id of rank r's op 0 */
+	unsigned char *mem; /* N regions */
+	struct loc *locs;   /* N x bytes (flags excluded) */
+	uint64_t *anc;	    /* nops x words: ancestors bitsets */
 	size_t words;
 	char why[256];
 };
@@ -51,7 +51,7 @@ static const struct sched *sched_of(const struct sim *s, int r)
 	return s->ref ? &s->cr[r].ref : &s->cr[r].off;
 }
 
-static int is_anc(const struct sim *s, int a, int b)	/* a happens before b */
+static int is_anc(const struct sim *s, int a, int b) /* a happens before b */
 {
 	return a == b || (s->anc[(size_t)b * s->words + (size_t)a / 64] >> (a % 64) & 1);
 }
@@ -88,10 +88,12 @@ static int access_write(struct sim *s, int r, size_t off, size_t len, int id)
 		struct loc *l = &s->locs[(size_t)r * s->bytes + b];
 
 		if (l->writer >= 0 && !is_anc(s, l->writer, id))
-			return fail(s, "op %d and op %d write the same byte, unordered", id, l->writer);
+			return fail(s, "op %d and op %d write the same byte, unordered", id,
+				    l->writer);
 		for (int i = 0; i < l->nreaders; i++)
 			if (!is_anc(s, l->readers[i], id))
-				return fail(s, "op %d overwrites what op %d reads, unordered", id, l->readers[i]);
+				return fail(s, "op %d overwrites what op %d reads, unordered", id,
+					    l->readers[i]);
 		l->writer = id;
 		l->nwrites++;
 		l->nreaders = 0;
@@ -105,8 +107,8 @@ static int signal_of(const struct sim *s, int r, const struct op *w)
 	const struct sched *p = sched_of(s, w->peer);
 
 	for (size_t i = 0; i < p->n; i++)
-		if (p->ops[i].kind == OP_SIGNAL && p->ops[i].peer == r &&
-		    p->ops[i].tag == w->tag && p->ops[i].count == w->count)
+		if (p->ops[i].kind == OP_SIGNAL && p->ops[i].peer == r && p->ops[i].tag == w->tag &&
+		    p->ops[i].count == w->count)
 			return s->base[w->peer] + (int)i;
 	return -1;
 }
@@ -129,32 +131,38 @@ static int preds(const struct sim *s, int r, size_t i, int *out)
 static int exec_op(struct sim *s, int r, size_t i, int corrupt)
 {
 	const struct op *op = &sched_of(s, r)->ops[i];
-	unsigned char *me = s->mem + (size_t)r * s->bytes, *peer = s->mem + (size_t)op->peer * s->bytes;
+	unsigned char *me = s->mem + (size_t)r * s->bytes,
+		      *peer = s->mem + (size_t)op->peer * s->bytes;
 	int id = s->base[r] + (int)i;
 
 	switch (op->kind) {
 	case OP_READ:
-		if (access_read(s, op->peer, op->roff, op->len, id) || access_write(s, r, op->loff, op->len, id))
+		if (access_read(s, op->peer, op->roff, op->len, id) ||
+		    access_write(s, r, op->loff, op->len, id))
 			return -1;
 		memcpy(me + op->loff, peer + op->roff, op->len);
 		return 0;
 	case OP_WRITE:
-		if (access_read(s, r, op->loff, op->len, id) || access_write(s, op->peer, op->roff, op->len, id))
+		if (access_read(s, r, op->loff, op->len, id) ||
+		    access_write(s, op->peer, op->roff, op->len, id))
 			return -1;
 		memcpy(peer + op->roff, me + op->loff, op->len);
 		if (corrupt)
 			peer[op->roff + op->len / 2] ^= 0x5a;
 		return 0;
 	case OP_COPY:
-		if (access_read(s, r, op->loff, op->len, id) || access_write(s, r, op->roff, op->len, id))
+		if (access_read(s, r, op->loff, op->len, id) ||
+		    access_write(s, r, op->roff, op->len, id))
 			return -1;
 		memcpy(me + op->roff, me + op->loff, op->len);
 		return 0;
 	case OP_REDUCE:
-		if (access_read(s, r, op->loff, op->len, id) || access_read(s, r, op->roff, op->len, id) ||
+		if (access_read(s, r, op->loff, op->len, id) ||
+		    access_read(s, r, op->roff, op->len, id) ||
 		    access_write(s, r, op->roff, op->len, id))
 			return -1;
-		reduce_apply(s->g->dt, s->g->op, me + op->roff, me + op->loff, op->len / dtype_size(s->g->dt));
+		reduce_apply(s->g->dt, s->g->op, me + op->roff, me + op->loff,
+			     op->len / dtype_size(s->g->dt));
 		return 0;
 	default:
 		return 0;
@@ -164,9 +172,11 @@ static int exec_op(struct sim *s, int r, size_t i, int corrupt)
 /* Kahn's order over all ranks' ops, ancestors along it, and the run. */
 static int run_all(struct sim *s, int fault_rank)
 {
-	int N = s->nops, *left = calloc((size_t)N, sizeof(int)), *order = malloc((size_t)N * sizeof(int));
+	int N = s->nops, *left = calloc((size_t)N, sizeof(int)),
+	    *order = malloc((size_t)N * sizeof(int));
 	int *rank_of = malloc((size_t)N * sizeof(int)), *p0 = calloc((size_t)N + 1, sizeof(int));
-	int *s0 = calloc((size_t)N + 1, sizeof(int)), *pv, *sv, *fill = calloc((size_t)N, sizeof(int));
+	int *s0 = calloc((size_t)N + 1, sizeof(int)), *pv, *sv,
+	    *fill = calloc((size_t)N, sizeof(int));
 	int head = 0, tail = 0, ret = 0, fault_op = -1, np = 0;
 
 	for (int r = 0; r < s->N; r++)
@@ -204,7 +214,8 @@ static int run_all(struct sim *s, int fault_rank)
 
 		for (int k = p0[id]; k < p0[id + 1]; k++) {
 			for (size_t w = 0; w < s->words; w++)
-				s->anc[(size_t)id * s->words + w] |= s->anc[(size_t)pv[k] * s->words + w];
+				s->anc[(size_t)id * s->words + w] |=
+					s->anc[(size_t)pv[k] * s->words + w];
 			s->anc[(size_t)id * s->words + (size_t)pv[k] / 64] |= 1ull << (pv[k] % 64);
 		}
 		if (exec_op(s, r, (size_t)(id - s->base[r]), id == fault_op))
@@ -254,10 +265,12 @@ static int check_data(struct sim *s)
 			long long bad = block_check(p, b, s->g, SEQ);
 
 			if (bad >= 0)
-				return fail(s, "rank %d: wrong byte at %d", r, (int)(b->off + (size_t)bad));
+				return fail(s, "rank %d: wrong byte at %d", r,
+					    (int)(b->off + (size_t)bad));
 			for (size_t o = b->off; o < b->off + b->len; o++)
 				if (s->locs[(size_t)r * s->bytes + o].nwrites != 1)
-					return fail(s, "rank %d: byte %d not written exactly once", r, (int)o);
+					return fail(s, "rank %d: byte %d not written exactly once",
+						    r, (int)o);
 		}
 	return 0;
 }
@@ -315,10 +328,10 @@ out:
 }
 
 /* The geometry of a point with H hosts (3 per node), W workers. */
-static int radix = 2;	/* knomial's, for geom() */
+static int radix = 2; /* knomial's, for geom() */
 
-static void geom(struct coll_geom *g, int *owner, enum coll c, enum alg a, enum asg as,
-		 int H, int W, size_t m, size_t chunk, int window, enum dtype dt, enum redop op)
+static void geom(struct coll_geom *g, int *owner, enum coll c, enum alg a, enum asg as, int H,
+		 int W, size_t m, size_t chunk, int window, enum dtype dt, enum redop op)
 {
 	int hn[16], wn[16];
 	struct sched_region rg;
@@ -328,11 +341,22 @@ static void geom(struct coll_geom *g, int *owner, enum coll c, enum alg a, enum 
 	for (int w = 0; w < W; w++)
 		wn[w] = w < (H + 2) / 3 ? w : -1;
 	assign_hosts(as, H, W, hn, wn, owner);
-	sched_region(H, W, m, SCHED_RECV_ALL | coll_region_all(c), sched_scratch_bytes(H, W, m, chunk, window),
-		     &rg);
-	*g = (struct coll_geom){ .coll = c, .alg = a, .H = H, .W = W, .m = m, .S = rg.send,
-				 .owner = owner, .chunk = chunk, .window = window, .dt = dt, .op = op,
-				 .radix = radix, .R = rg.scratch, .F = rg.flags };
+	sched_region(H, W, m, SCHED_RECV_ALL | coll_region_all(c),
+		     sched_scratch_bytes(H, W, m, chunk, window), &rg);
+	*g = (struct coll_geom){ .coll = c,
+				 .alg = a,
+				 .H = H,
+				 .W = W,
+				 .m = m,
+				 .S = rg.send,
+				 .owner = owner,
+				 .chunk = chunk,
+				 .window = window,
+				 .dt = dt,
+				 .op = op,
+				 .radix = radix,
+				 .R = rg.scratch,
+				 .F = rg.flags };
 }
 
 /* Worker 0 writes before it has reduced: its first write loses its deps. */
@@ -383,7 +407,8 @@ static void fold_in_place(struct sched *p, int r)
 	for (size_t i = 0; r == 4 && i < p->n; i++)
 		if (p->ops[i].kind == OP_READ && p->ops[i].peer == 5) {
 			for (size_t j = i + 1; j < p->n; j++)
-				if (p->ops[j].kind == OP_REDUCE && p->ops[j].roff == p->ops[i].loff) {
+				if (p->ops[j].kind == OP_REDUCE &&
+				    p->ops[j].roff == p->ops[i].loff) {
 					p->ops[j].roff = p->ops[j].loff;
 					p->ops[j].loff = p->ops[i].loff;
 					return;
@@ -422,7 +447,7 @@ static int caught(void (*fn)(struct sched *, int), enum coll c, enum alg a, int 
 
 int main(void)
 {
-	static const size_t elems[] = { 1, 7, 23 };	/* per worker: a part, or less */
+	static const size_t elems[] = { 1, 7, 23 }; /* per worker: a part, or less */
 	static const size_t chunks[] = { 1, 12, 40, 1 << 20 };
 	int owner[16];
 	char why[256];
@@ -447,26 +472,66 @@ int main(void)
 						for (int as = 0; as < ASG_N; as++)
 							for (size_t e = 0; e < 3; e++)
 								for (size_t k = 0; k < 4; k++)
-									for (int win = 1; win <= 3; win += 2) {
+									for (int win = 1; win <= 3;
+									     win += 2) {
 										struct coll_geom g;
-										size_t es = coll_is_reduction(c) ? 4 : 1;
-										size_t m = (elems[e] * (size_t)W + 3) * es;
+										size_t es =
+											coll_is_reduction(
+												c) ?
+												4 :
+												1;
+										size_t m =
+											(elems[e] *
+												 (size_t)W +
+											 3) *
+											es;
 
-										if (!alg_is_pipelined(c, a) && (k || win > 1))
+										if (!alg_is_pipelined(
+											    c, a) &&
+										    (k || win > 1))
 											continue;
 										/* Radix 3..8: one size, chunks of 1 and 40. */
-										if (radix > 2 && (e != 1 || k % 2))
+										if (radix > 2 &&
+										    (e != 1 ||
+										     k % 2))
 											continue;
-										geom(&g, owner, c, a, as, H, W, m, chunks[k], win, DT_INT32, RO_SUM);
-										for (int ref = 0; ref < 2 && !bad; ref++, n++)
-											if (simulate(&g, ref, -1, why, sizeof(why))) {
+										geom(&g, owner, c,
+										     a, as, H, W, m,
+										     chunks[k], win,
+										     DT_INT32,
+										     RO_SUM);
+										for (int ref = 0;
+										     ref < 2 &&
+										     !bad;
+										     ref++, n++)
+											if (simulate(
+												    &g,
+												    ref,
+												    -1,
+												    why,
+												    sizeof(why))) {
 												bad = 1;
 												diag("%s %s %s H=%d W=%d m=%zu chunk=%zu window=%d radix=%d %s: %s",
-												     coll_names[c], alg_names[a], asg_names[as], H, W, m,
-												     chunks[k], win, radix, ref ? "ref" : "off", why);
+												     coll_names
+													     [c],
+												     alg_names
+													     [a],
+												     asg_names
+													     [as],
+												     H,
+												     W,
+												     m,
+												     chunks[k],
+												     win,
+												     radix,
+												     ref ? "ref" :
+													   "off",
+												     why);
 											}
 									}
-				ok(!bad, "%s %s%s%.0d: %d runs sound (ordered, once, no deadlock) and valid",
+				ok(!bad,
+				   "%s %s%s%.0d: %d runs sound (ordered, once, no deadlock) and "
+				   "valid",
 				   coll_names[c], alg_names[a], a == ALG_KNOMIAL ? " radix " : "",
 				   a == ALG_KNOMIAL ? radix : 0, n);
 			}
@@ -487,19 +552,23 @@ int main(void)
 
 					if (!redop_applies(dt, op))
 						continue;
-					geom(&g, owner, c, a, ASG_CYCLIC, 5, 2, 24 * dtype_size(dt), 16, 2, dt, op);
+					geom(&g, owner, c, a, ASG_CYCLIC, 5, 2, 24 * dtype_size(dt),
+					     16, 2, dt, op);
 					tried++;
 					if (simulate(&g, 0, -1, why, sizeof(why)))
-						diag("%s %s %s %s: %s", coll_names[c], alg_names[a], dtype_names[dt],
-						     redop_names[op], why);
-					else if (!simulate(&g, 0, coll_fault_rank(&g), why, sizeof(why)))
+						diag("%s %s %s %s: %s", coll_names[c], alg_names[a],
+						     dtype_names[dt], redop_names[op], why);
+					else if (!simulate(&g, 0, coll_fault_rank(&g), why,
+							   sizeof(why)))
 						caught++;
 					else
-						diag("%s %s %s %s: corruption not caught", coll_names[c],
-						     alg_names[a], dtype_names[dt], redop_names[op]);
+						diag("%s %s %s %s: corruption not caught",
+						     coll_names[c], alg_names[a], dtype_names[dt],
+						     redop_names[op]);
 				}
-			ok(caught == tried && tried == 4 * 10 + 2 * 4, "%s %s: valid and corruption caught, %d of %d op x dtype",
-			   coll_names[c], alg_names[a], caught, tried);
+			ok(caught == tried && tried == 4 * 10 + 2 * 4,
+			   "%s %s: valid and corruption caught, %d of %d op x dtype", coll_names[c],
+			   alg_names[a], caught, tried);
 		}
 	ok(caught(drop_write_deps, COLL_ALLREDUCE, ALG_SLICE, 0, "unordered"),
 	   "a write that does not wait for its reduce is found");

@@ -39,7 +39,8 @@ static void one_write(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
 	struct model_pred o;
 
 	ok(model_predict(&p, &mc, &pt, &o) == 0, "bcast on 2 nodes predicts");
@@ -47,8 +48,10 @@ static void one_write(void)
 	ok(near(o.ref_us, 0.25 + 0.5 + 2.0 + 1000 * 2e-3), "one network write: %g us", o.ref_us);
 	/* worker on node 0's DPU: read the root over pcie, then write host 1
 	 * over the net, after the wait for the read. */
-	ok(near(o.comm_us, 0.25 + (0.5 + 2 + 1) + (0.5 + 2 + 2)), "read then write: %g us", o.comm_us);
-	ok(near(o.compute_us, o.ref_us) && near(o.total_us, o.comm_us), "dpu total = max(compute, comm)");
+	ok(near(o.comm_us, 0.25 + (0.5 + 2 + 1) + (0.5 + 2 + 2)), "read then write: %g us",
+	   o.comm_us);
+	ok(near(o.compute_us, o.ref_us) && near(o.total_us, o.comm_us),
+	   "dpu total = max(compute, comm)");
 	ok(near(o.oe_paper, 100 * o.ref_us / o.comm_us), "oe_paper from the times");
 }
 
@@ -56,28 +59,33 @@ static void two_reads(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 3, 1, 1, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1000,	1000,  0,
+				  0,	       0,	   0,	      DT_INT32, RO_SUM };
 	struct model_pred o;
 
 	model_predict(&p, &mc, &pt, &o);
 	/* second read waits for the root's NIC: t0 + o + m gs + L + m g */
-	ok(near(o.ref_us, 0.25 + 0.5 + 1.0 + 2.0 + 1.0), "two reads serialise on the NIC: %g", o.ref_us);
+	ok(near(o.ref_us, 0.25 + 0.5 + 1.0 + 2.0 + 1.0), "two reads serialise on the NIC: %g",
+	   o.ref_us);
 	p.path[PATH_NET].g_share = 0;
 	model_predict(&p, &mc, &pt, &o);
-	ok(near(o.ref_us, 0.25 + 2 * 0.5 + 2.0 + 1.0), "no shared cost: only the posts serialise: %g", o.ref_us);
+	ok(near(o.ref_us, 0.25 + 2 * 0.5 + 2.0 + 1.0),
+	   "no shared cost: only the posts serialise: %g", o.ref_us);
 }
 
 static void poll_delay(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 4, 1, 2, 1, 1, 64, 8, 0 };
-	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0, 0, DT_INT32, RO_SUM };
+	struct model_point pt = { COLL_ALLGATHER, ALG_LEADER, ASG_BLOCK, 4096, 4096, 0, 0, 0, 0,
+				  DT_INT32,	  RO_SUM };
 	struct model_pred a, b;
 
 	model_predict(&p, &mc, &pt, &a);
 	p.poll = 7;
 	model_predict(&p, &mc, &pt, &b);
-	ok(near(b.comm_us - a.comm_us, 7), "leader sees the signal poll late: +%g us", b.comm_us - a.comm_us);
+	ok(near(b.comm_us - a.comm_us, 7), "leader sees the signal poll late: +%g us",
+	   b.comm_us - a.comm_us);
 	ok(near(a.ref_us, b.ref_us), "the reference has no flags");
 }
 
@@ -85,7 +93,8 @@ static void oversubscribed(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0, 0 };
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
 	struct model_pred a, b;
 
 	p.path[PATH_SHM].g_share = 0;
@@ -94,8 +103,8 @@ static void oversubscribed(void)
 	ok(near(a.ref_us, 0.25 + 3 * (0.5 + 2 + 2)), "shm copies are the root's CPU: %g", a.ref_us);
 	mc.host_cores = 2;
 	model_predict(&p, &mc, &pt, &b);
-	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)), "4 ranks on 2 cores: CPU costs x2: %g",
-	   b.ref_us);
+	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)),
+	   "4 ranks on 2 cores: CPU costs x2: %g", b.ref_us);
 	ok(b.total_us >= b.compute_us && b.total_us >= b.comm_us, "onload total bounds");
 }
 
@@ -108,7 +117,8 @@ static void deadlock(void)
 	sched_wait_flag(&cr[1].off, 0, 0);
 	sched_finalize(&cr[0].off);
 	sched_finalize(&cr[1].off);
-	ok(model_sim_phase(&p, &mc, cr, 0, NULL, NULL, NULL) < 0, "a wait nobody signals is a deadlock");
+	ok(model_sim_phase(&p, &mc, cr, 0, NULL, NULL, NULL) < 0,
+	   "a wait nobody signals is a deadlock");
 	coll_rank_release(&cr[0]);
 	coll_rank_release(&cr[1]);
 }
@@ -124,14 +134,15 @@ static void every_schedule(void)
 			for (int s = 0; s < ASG_N && alg_applies(c, a); s++)
 				for (int W = 1; W <= 4; W++) {
 					struct model_machine mc = { 2, 4, W, 2, s & 1, 8, 8, 0 };
-					struct model_point pt = { c, a, s, 1 << 16, 1 << 16, 1, 16384, 2, 0, DT_INT32, RO_SUM };
+					struct model_point pt = { c,	 a, s, 1 << 16,	 1 << 16, 1,
+								  16384, 2, 0, DT_INT32, RO_SUM };
 					struct model_pred o;
 
 					n++;
 					if (model_predict(&p, &mc, &pt, &o) || !(o.ref_us > 0) ||
 					    !(o.comm_us > 0) || !(o.total_us > 0)) {
-						diag("%s %s %s W=%d fails", coll_names[c], alg_names[a],
-						     asg_names[s], W);
+						diag("%s %s %s W=%d fails", coll_names[c],
+						     alg_names[a], asg_names[s], W);
 						bad++;
 					}
 				}
@@ -139,7 +150,10 @@ static void every_schedule(void)
 	bad = 0;
 	for (size_t m = 4096; m <= (1u << 20); m *= 4) {
 		struct model_machine mc = { 2, 4, 2, 1, 1, 8, 8, 0 };
-		struct model_point pt = { COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0, 0, DT_INT32, RO_SUM };
+		struct model_point pt = {
+			COLL_ALLREDUCE, ALG_SLICE, ASG_BLOCK, m, 1 << 20, 1, 0, 0, 0,
+			DT_INT32,	RO_SUM
+		};
 		struct model_pred o;
 
 		model_predict(&p, &mc, &pt, &o);
@@ -164,7 +178,8 @@ static void platform_params(void)
 	   "platform: read and write cost the larger of the two");
 	ok(q.path[PATH_NET].g_share == 1e-6 && q.path[PATH_PCIE].g_share == 1e-3,
 	   "platform: no cost below 1e-6 us/B (1 TB/s), others kept");
-	ok(q.o == p.o && q.path[PATH_NET].L == p.path[PATH_NET].L, "platform: latencies and CPU costs kept");
+	ok(q.o == p.o && q.path[PATH_NET].L == p.path[PATH_NET].L,
+	   "platform: latencies and CPU costs kept");
 	/* The file says the same: a private link of 1 / 2e-3 us/B = 5e8 B/s. */
 	if (!mkdtemp(path)) {
 		ok(0, "mkdtemp");
@@ -192,7 +207,8 @@ static void shm_rma(void)
 	struct model_params p = flat();
 	struct model_machine cp = { 1, 4, 1, 1, 0, 64, 0, 0 }, rma = cp;
 	struct model_machine two = { 2, 1, 1, 1, 1, 64, 8, 0 }, two_rma = two;
-	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000, 1000, 0, 0, 0, 0, DT_INT32, RO_SUM };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
 	struct model_pred a, b;
 
 	rma.shm_rma = two_rma.shm_rma = 1;
@@ -201,11 +217,12 @@ static void shm_rma(void)
 	/* The root's 3 writes: copies take o + m g + L each, one after the
 	 * other (3 x 4.5 us); by RMA the bus (m g_share = 1 us each) is all
 	 * they share. */
-	ok(b.ref_us < a.ref_us - 2 * 4.5 + 2 * 1.0 + 1e-9, "shm_rma: the root's writes overlap (%g < %g)",
-	   b.ref_us, a.ref_us);
+	ok(b.ref_us < a.ref_us - 2 * 4.5 + 2 * 1.0 + 1e-9,
+	   "shm_rma: the root's writes overlap (%g < %g)", b.ref_us, a.ref_us);
 	model_predict(&p, &two, &pt, &a);
 	model_predict(&p, &two_rma, &pt, &b);
-	ok(near(a.ref_us, b.ref_us) && near(a.comm_us, b.comm_us), "shm_rma: no same-node peer, no change");
+	ok(near(a.ref_us, b.ref_us) && near(a.comm_us, b.comm_us),
+	   "shm_rma: no same-node peer, no change");
 }
 
 /* A point's radix and chunk are the ones simulated: a k-nomial bcast of
@@ -215,20 +232,23 @@ static void point_axes(void)
 {
 	struct model_params p = flat();
 	struct model_machine mc = { 8, 1, 8, 1, 1, 64, 8, 0 };
-	struct model_point k2 = { COLL_BCAST, ALG_KNOMIAL, ASG_BLOCK, 4096, 4096, 0, 4096, 1, 2,
-				  DT_INT32, RO_SUM }, k4 = k2;
-	struct model_point c1 = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 4096, 4096, 0, 4096, 1, 0,
-				  DT_INT32, RO_SUM }, c4 = c1;
+	struct model_point k2 = { COLL_BCAST, ALG_KNOMIAL, ASG_BLOCK, 4096,	4096,  0,
+				  4096,	      1,	   2,	      DT_INT32, RO_SUM },
+			   k4 = k2;
+	struct model_point c1 = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 4096,	4096,  0,
+				  4096,	       1,	   0,	      DT_INT32, RO_SUM },
+			   c4 = c1;
 	struct model_pred a, b;
 	int rc;
 
 	k4.radix = 4;
 	rc = model_predict(&p, &mc, &k2, &a) | model_predict(&p, &mc, &k4, &b);
-	ok(rc == 0 && b.comm_us < a.comm_us, "radix 4 is a shallower tree than radix 2 (%g < %g us)",
-	   b.comm_us, a.comm_us);
+	ok(rc == 0 && b.comm_us < a.comm_us,
+	   "radix 4 is a shallower tree than radix 2 (%g < %g us)", b.comm_us, a.comm_us);
 	c4.chunk = 1024;
 	rc = model_predict(&p, &mc, &c1, &a) | model_predict(&p, &mc, &c4, &b);
-	ok(rc == 0 && b.ops > a.ops, "4 chunks are more operations than 1 (%zu > %zu)", b.ops, a.ops);
+	ok(rc == 0 && b.ops > a.ops, "4 chunks are more operations than 1 (%zu > %zu)", b.ops,
+	   a.ops);
 }
 
 /* A fit never gives a cost per byte below MODEL_G_MIN, even where the
@@ -249,8 +269,9 @@ static void fit_floor(void)
 			struct model_pred pr;
 
 			*o = (struct model_obs){ .mc = { 1, 3, w, w, 0, 64, 0, 0 },
-				.pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, m, 65536, 0, 0, 0, 0, DT_INT32, RO_SUM },
-				.layout = w == 1 ? "a" : "b" };
+						 .pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, m,
+							 65536, 0, 0, 0, 0, DT_INT32, RO_SUM },
+						 .layout = w == 1 ? "a" : "b" };
 			model_predict(&truth, &o->mc, &o->pt, &pr);
 			o->ref_us = pr.ref_us;
 			o->comm_us = pr.comm_us;

@@ -12,8 +12,10 @@
 static const char bcast[] =
 	"Variable to select bcast algorithmauto - Internal algorithm selection (can be overridden "
 	"with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE)binomial                                - "
-	"Force Binomial Treenb                                      - Force nonblocking algorithmsmp"
-	"                                     - Force smp algorithmscatter_recursive_doubling_allgather"
+	"Force Binomial Treenb                                      - Force nonblocking "
+	"algorithmsmp"
+	"                                     - Force smp "
+	"algorithmscatter_recursive_doubling_allgather"
 	"    - Force Scatter Recursive-Doubling Allgatherscatter_ring_allgather                  - "
 	"Force Scatter Ring";
 
@@ -36,19 +38,25 @@ int main(void)
 	       "in MPICH's order, without auto");
 	free(s);
 	strvec_clear(&n);
-	is_int(mpich_parse_description("Variable to select gather algorithmauto - Internal algorithm "
-				       "selection (x)binomial - Force binomial algorithmnb       - "
-				       "Force nonblocking algorithm", &n), 2, "gather: 2, padded to one width");
+	is_int(mpich_parse_description(
+		       "Variable to select gather algorithmauto - Internal algorithm "
+		       "selection (x)binomial - Force binomial algorithmnb       - "
+		       "Force nonblocking algorithm",
+		       &n),
+	       2, "gather: 2, padded to one width");
 	s = joined(&n);
 	is_str(s, "binomial nb", "binomial nb");
 	free(s);
 	strvec_clear(&n);
-	is_int(mpich_parse_description("k value for tree based ibcast", &n), -1, "not a list: refused");
-	is_int(mpich_parse_description("Select algorithmauto - Internal (x)a - Force ab  - Force", &n),
+	is_int(mpich_parse_description("k value for tree based ibcast", &n), -1,
+	       "not a list: refused");
+	is_int(mpich_parse_description("Select algorithmauto - Internal (x)a - Force ab  - Force",
+				       &n),
 	       -1, "a list that is not aligned: refused");
 	text = malloc(sizeof(bcast) + 200);
-	strcpy(text, "344 MPI Control Variables\n\tMPIR_CVAR_BCAST_MIN_PROCS       =8\tSCOPE_ALL_EQ\tx\n"
-		     "\tMPIR_CVAR_BCAST_INTRA_ALGORITHM =0\tSCOPE_ALL_EQ\tNo-object\tMPI_INT\tV\t");
+	strcpy(text,
+	       "344 MPI Control Variables\n\tMPIR_CVAR_BCAST_MIN_PROCS       =8\tSCOPE_ALL_EQ\tx\n"
+	       "\tMPIR_CVAR_BCAST_INTRA_ALGORITHM =0\tSCOPE_ALL_EQ\tNo-object\tMPI_INT\tV\t");
 	strcat(text, bcast);
 	strcat(text, "\n");
 	is_int(mpich_parse_mpivars(text, "bcast", &n), 5, "found in mpivars' output");

@@ -26,14 +26,17 @@ int main(void)
 	ok(parse_size("0", &v, err, sizeof(err)), "zero size");
 	ok(parse_size("1X", &v, err, sizeof(err)), "bad suffix");
 	ok(parse_size("abc", &v, err, sizeof(err)), "not a number");
-	ok(!parse_sizes("256K:4M", 1, sz, 64, &n, err, sizeof(err)) && n == 5 &&
-	   sz[0] == 262144 && sz[4] == 4194304, "range 256K:4M is 5 sizes");
+	ok(!parse_sizes("256K:4M", 1, sz, 64, &n, err, sizeof(err)) && n == 5 && sz[0] == 262144 &&
+		   sz[4] == 4194304,
+	   "range 256K:4M is 5 sizes");
 	ok(parse_sizes("4M:256K", 1, sz, 64, &n, err, sizeof(err)), "backwards range");
 	ok(strstr(err, "backwards") != NULL, "backwards range says so: %s", err);
 	ok(parse_sizes("3000:4M", 1, sz, 64, &n, err, sizeof(err)), "range end not pow2");
-	ok(!parse_sizes("1K,4K,1M", 1, sz, 64, &n, err, sizeof(err)) && n == 3 && sz[2] == 1048576, "list");
+	ok(!parse_sizes("1K,4K,1M", 1, sz, 64, &n, err, sizeof(err)) && n == 3 && sz[2] == 1048576,
+	   "list");
 	ok(parse_sizes("1K,3000", 1, sz, 64, &n, err, sizeof(err)), "list member not pow2");
-	ok(!parse_sizes("1K,3000", 0, sz, 64, &n, err, sizeof(err)) && n == 2, "list without pow2 rule");
+	ok(!parse_sizes("1K,3000", 0, sz, 64, &n, err, sizeof(err)) && n == 2,
+	   "list without pow2 rule");
 	ok(parse_sizes("1K,,", 1, sz, 64, &n, err, sizeof(err)), "empty list");
 	is_str(format_size(1048576, buf, sizeof(buf)), "1M", "format 1M");
 	is_str(format_size(3000, buf, sizeof(buf)), "3000", "format 3000");

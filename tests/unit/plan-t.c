@@ -57,31 +57,38 @@ static void reductions(void)
 	is_int(p.layouts[0].points, 16, "16 points per layout");
 	layout_kernel_args(&s, &p.layouts[0], &args);
 	line = strvec_join_quoted(&args);
-	is_str(line, "-w 1 -m 24576,65536 -c allreduce -a slice,assigned -A block --dtype int32,double "
+	is_str(line,
+	       "-w 1 -m 24576,65536 -c allreduce -a slice,assigned -A block --dtype int32,double "
 	       "--op sum --chunk 4096,8192 --window 2 -i 10 -x 2 --ppn 4 -t rma",
 	       "--dtype, --op, --chunk and --window lists");
 	free(line);
 	strvec_clear(&args);
 	plan_foreach_point(&s, first_cost, &pt);
 	ok(!strcmp(pt.algorithm, "slice") && pt.bytes == 24576 && !strcmp(pt.dtype, "int32") &&
-	   pt.chunk == 4096 && pt.window == 2 && !pt.radix, "first point: slice 24K int32 4K window 2, no radix");
+		   pt.chunk == 4096 && pt.window == 2 && !pt.radix,
+	   "first point: slice 24K int32 4K window 2, no radix");
 	ok(!plan_point_cost(&p.layouts[0], &pt, &c), "its cost is counted");
 	/* One worker: 6 chunks, each read from 4 hosts and written to 4, the
 	 * window making 3 rounds of (read, write). */
 	ok(c.ops == 48 && c.steps == 6 && c.rank_bytes == 4 * 24576 && c.nic_bytes == 0,
-	   "slice, W = 1: 48 transfers, 6 steps, the worker moves 4 x 24K, one node: no NIC (%llu %llu %llu)",
-	   (unsigned long long)c.ops, (unsigned long long)c.steps, (unsigned long long)c.rank_bytes);
+	   "slice, W = 1: 48 transfers, 6 steps, the worker moves 4 x 24K, one node: no NIC (%llu "
+	   "%llu %llu)",
+	   (unsigned long long)c.ops, (unsigned long long)c.steps,
+	   (unsigned long long)c.rank_bytes);
 	pt.algorithm = "knomial";
 	pt.radix = 2;
 	ok(!plan_point_cost(&p.layouts[0], &pt, &c) && c.ops > 0 && c.steps > 0,
 	   "knomial's cost comes from the kernel's own builder too (%llu ops, %llu steps)",
 	   (unsigned long long)c.ops, (unsigned long long)c.steps);
 	/* Direct bcast on 2 nodes x 4 hosts, 2 DPU workers: root NIC W x m out. */
-	l = (struct layout){ .nodes = 2, .ppn = 4, .hosts = 8, .workers = 2, .wpn = 1,
-			     .placement = PLACEMENT_DPU };
+	l = (struct layout){
+		.nodes = 2, .ppn = 4, .hosts = 8, .workers = 2, .wpn = 1, .placement = PLACEMENT_DPU
+	};
 	pt = (struct point){ "bcast", "direct", "block", 1000, NULL, NULL, 0, 0, 0 };
-	ok(!plan_point_cost(&l, &pt, &c) && c.steps == 2 && c.ops == 2 + 7 && c.nic_bytes == 2 * 1000 + 3000,
-	   "direct bcast: 2 steps, 1 read per worker + 7 writes, root NIC: 2 reads and 3 writes (%llu)",
+	ok(!plan_point_cost(&l, &pt, &c) && c.steps == 2 && c.ops == 2 + 7 &&
+		   c.nic_bytes == 2 * 1000 + 3000,
+	   "direct bcast: 2 steps, 1 read per worker + 7 writes, root NIC: 2 reads and 3 writes "
+	   "(%llu)",
 	   (unsigned long long)c.nic_bytes);
 	plan_release(&p);
 	spec_release(&s);
@@ -105,7 +112,10 @@ int main(void)
 	is_str(lp->id, "n2-ppn12-w8-wpn4-dpu", "layout id");
 	is_int(layout_ranks(lp), 32, "32 ranks");
 	for (unsigned r = 0; r < 32; r++) {
-		const char *want = r < 12 ? "node1" : r < 24 ? "node2" : r < 28 ? "node1-bf" : "node2-bf";
+		const char *want = r < 12 ? "node1" :
+				   r < 24 ? "node2" :
+				   r < 28 ? "node1-bf" :
+					    "node2-bf";
 
 		if (strcmp(layout_rank_host(&s, lp, r), want)) {
 			diag("rank %u on %s, expected %s", r, layout_rank_host(&s, lp, r), want);
@@ -135,20 +145,24 @@ int main(void)
 	is_str(layout_rank_host(&s, &l, 29), "node2-bf", "last worker on the second DPU");
 	l.placement = PLACEMENT_ONLOAD;
 	is_str(layout_rank_host(&s, &l, 24), "node1", "onload worker on its node");
-	is_str(layout_rank_bin(&s, &l, 24), "/opt/x86/sweetspot-kernel", "onload workers run host_bin");
+	is_str(layout_rank_bin(&s, &l, 24), "/opt/x86/sweetspot-kernel",
+	       "onload workers run host_bin");
 	l.placement = PLACEMENT_DPU;
 	l.workers = 24;
 	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= WPN x nodes)"),
 	   "W = H breaks no rule of its own (only W <= WPN x nodes here): %s", err);
 	l.workers = 25;
-	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= (H + W) / 2, i.e. W <= H)"), "W > H: %s", err);
+	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= (H + W) / 2, i.e. W <= H)"),
+	   "W > H: %s", err);
 	l.workers = 0;
 	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "at least one"), "W = 0: %s", err);
 	l.workers = 8;
 	l.wpn = 9;
-	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(WPN <= DPU cores)"), "WPN > cores: %s", err);
+	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(WPN <= DPU cores)"),
+	   "WPN > cores: %s", err);
 	l.wpn = 2;
-	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= WPN x nodes)"), "W > WPN x nodes: %s", err);
+	ok(layout_check(&s, &l, err, sizeof(err)) && strstr(err, "(W <= WPN x nodes)"),
+	   "W > WPN x nodes: %s", err);
 	l.wpn = 4;
 	ok(!layout_check(&s, &l, err, sizeof(err)), "figure 2 keeps every rule");
 	plan_release(&p);
@@ -160,7 +174,8 @@ int main(void)
 	is_str(p.layouts[0].id, "n8-ppn8-w1-wpn1-dpu", "first layout");
 	is_str(p.layouts[15].id, "n8-ppn8-w64-wpn8-dpu", "last layout");
 	ok(plan_find(&p, "n8-ppn8-w16-wpn2-dpu") != NULL, "the 16-worker, 2-WPN layout is planned");
-	ok(plan_find(&p, "n8-ppn8-w64-wpn8-dpu") != NULL, "64 workers on 64 hosts is (W <= H), as in the paper");
+	ok(plan_find(&p, "n8-ppn8-w64-wpn8-dpu") != NULL,
+	   "64 workers on 64 hosts is (W <= H), as in the paper");
 	is_int(p.skipped, 0, "no pair skipped by the rules");
 	is_int(p.layouts[0].points, 40, "40 points per layout (4 pairs x 2 assignments x 5 sizes)");
 	is_int(plan_points(&p), 640, "640 points");
@@ -179,9 +194,11 @@ int main(void)
 	lp = plan_find(&p, "n8-ppn8-w16-wpn2-dpu");
 	layout_kernel_args(&s, lp, &args);
 	line = strvec_join_quoted(&args);
-	is_str(line, "-w 16 -m 262144:4194304 -c bcast,gather,allgather -a direct,leader,allin "
+	is_str(line,
+	       "-w 16 -m 262144:4194304 -c bcast,gather,allgather -a direct,leader,allin "
 	       "-A block,cyclic --chunk 65536 --window 2 -i 1000 -x 100 --ppn 8",
-	       "a size range goes as LO:HI; gather and allgather pipelined at the default chunk, said");
+	       "a size range goes as LO:HI; gather and allgather pipelined at the default chunk, "
+	       "said");
 	free(line);
 	strvec_clear(&args);
 	line = hosts_of(&s, lp);

@@ -52,8 +52,9 @@ static struct margins panel(const struct plot_frame *fr, size_t i)
 int main(void)
 {
 	struct plot_frame fr, wide;
-	const char *t = "bcast (direct) at 4M: offload efficiency against workers, one line per WPN, "
-			"median and 95% CI (the DPU-Bench paper's figure), and a \"quoted\" word";
+	const char *t =
+		"bcast (direct) at 4M: offload efficiency against workers, one line per WPN, "
+		"median and 95% CI (the DPU-Bench paper's figure), and a \"quoted\" word";
 	size_t longest;
 	double area;
 
@@ -75,15 +76,18 @@ int main(void)
 	plot_frame_layout(&wide, 1, t, 4, 80, NULL);
 	ok(wide.key_cols * (80 * 6.6 + 100) <= wide.w, "long entries: the columns that fit (%d)",
 	   wide.key_cols);
-	ok(wide.h > fr.h && wide.key_rows * wide.key_cols >= 4, "the canvas grows by the rows needed");
+	ok(wide.h > fr.h && wide.key_rows * wide.key_cols >= 4,
+	   "the canvas grows by the rows needed");
 
 	plot_frame_layout(&fr, 2, t, 9, 12, "a note under the key");
 	is_int(fr.cols * fr.rows, 2, "two panels side by side");
 	{
 		struct margins a = panel(&fr, 0), b = panel(&fr, 1);
 
-		ok(a.l > 0 && a.r < b.l && b.r < 1 && a.b > 0 && a.t < 1, "inside the canvas, apart");
-		ok(a.t == b.t && a.b == b.b && fabs((a.r - a.l) - (b.r - b.l)) < 1e-3, "with the same margins");
+		ok(a.l > 0 && a.r < b.l && b.r < 1 && a.b > 0 && a.t < 1,
+		   "inside the canvas, apart");
+		ok(a.t == b.t && a.b == b.b && fabs((a.r - a.l) - (b.r - b.l)) < 1e-3,
+		   "with the same margins");
 		area = (a.r - a.l) + (b.r - b.l);
 		ok(area >= 0.6, "the plots take %.0f%% of the width", area * 100);
 		ok(a.b * fr.h >= fr.key_h + fr.note_h, "the key and the note fit below them");
@@ -94,7 +98,8 @@ int main(void)
 	{
 		struct margins a = panel(&fr, 0), e = panel(&fr, 4);
 
-		ok(e.t < a.b && e.b > 0 && e.l == panel(&fr, 1).l, "the second row below the first");
+		ok(e.t < a.b && e.b > 0 && e.l == panel(&fr, 1).l,
+		   "the second row below the first");
 	}
 	return done_testing();
 }

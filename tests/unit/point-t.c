@@ -18,7 +18,8 @@ int main(void)
 	plan(26);
 	ok(point_same(&a, &b), "a point is itself");
 	b.chunk = 8192;
-	ok(!point_same(&a, &b) && point_cmp(&a, &b) < 0, "points of different chunks differ, in order");
+	ok(!point_same(&a, &b) && point_cmp(&a, &b) < 0,
+	   "points of different chunks differ, in order");
 	ok(!point_cmp_question(&a, &b), "and answer the same question");
 	b = a;
 	b.dtype = "double";
@@ -48,7 +49,8 @@ int main(void)
 
 	is_str(point_text(&a, POINT_ALL, buf, sizeof(buf)),
 	       "allreduce 64K int32/sum ring/block chunk 4K window 2", "the whole text form");
-	is_str(point_text(&a, POINT_SCHEDULE, buf, sizeof(buf)), "ring/block", "the schedule alone");
+	is_str(point_text(&a, POINT_SCHEDULE, buf, sizeof(buf)), "ring/block",
+	       "the schedule alone");
 	is_str(point_text(&a, POINT_REDUCTION | POINT_AXES, buf, sizeof(buf)),
 	       "int32/sum chunk 4K window 2", "the axes beside the schedule");
 	b = x;
@@ -63,15 +65,18 @@ int main(void)
 	o = json_object();
 	ok(!point_json_set(o, &a), "JSON written");
 	s = json_dumps(o, JSON_COMPACT);
-	is_str(s, "{\"collective\":\"allreduce\",\"algorithm\":\"ring\",\"assignment\":\"block\","
-		  "\"bytes\":65536,\"dtype\":\"int32\",\"op\":\"sum\",\"chunk\":4096,\"window\":2,"
-		  "\"radix\":null}", "every field, null where the axis does not apply");
+	is_str(s,
+	       "{\"collective\":\"allreduce\",\"algorithm\":\"ring\",\"assignment\":\"block\","
+	       "\"bytes\":65536,\"dtype\":\"int32\",\"op\":\"sum\",\"chunk\":4096,\"window\":2,"
+	       "\"radix\":null}",
+	       "every field, null where the axis does not apply");
 	free(s);
 	ok(!point_json_get(o, &r, &field) && point_same(&r, &a), "and read back the same point");
 	json_decref(o);
 
 	o = json_pack("{s:s, s:s, s:i}", "collective", "bcast", "algorithm", "direct", "bytes", 8);
-	ok(point_json_get(o, &r, &field) && !strcmp(field, "assignment"), "missing assignment named");
+	ok(point_json_get(o, &r, &field) && !strcmp(field, "assignment"),
+	   "missing assignment named");
 	json_decref(o);
 	o = json_pack("{s:s, s:s, s:s, s:s}", "collective", "bcast", "algorithm", "direct",
 		      "assignment", "block", "bytes", "8");
@@ -83,12 +88,15 @@ int main(void)
 	json_decref(o);
 	o = json_pack("{s:s, s:s, s:s, s:i, s:i}", "collective", "bcast", "algorithm", "direct",
 		      "assignment", "block", "bytes", 8, "dtype", 3);
-	ok(point_json_get(o, &r, &field) && !strcmp(field, "dtype"), "a dtype not a string refused");
+	ok(point_json_get(o, &r, &field) && !strcmp(field, "dtype"),
+	   "a dtype not a string refused");
 	json_decref(o);
 	o = json_pack("{s:s, s:s, s:s, s:i, s:n}", "collective", "bcast", "algorithm", "direct",
 		      "assignment", "block", "bytes", 8, "radix");
-	ok(!point_json_get(o, &r, &field) && point_same(&r, &(struct point){ "bcast", "direct",
-		"block", 8, NULL, NULL, 0, 0, 0 }), "null axes: do not apply");
+	ok(!point_json_get(o, &r, &field) &&
+		   point_same(&r, &(struct point){ "bcast", "direct", "block", 8, NULL, NULL, 0, 0,
+						   0 }),
+	   "null axes: do not apply");
 	json_decref(o);
 	ok(point_cmp(&x, &a) < 0 || point_cmp(&x, &a) > 0, "different collectives are ordered");
 	return done_testing();

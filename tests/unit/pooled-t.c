@@ -40,11 +40,13 @@ int main(void)
 
 	plan(18);
 	/* Tables: m treatments, df, alpha 0.05. */
-	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 0), 1.916, 0.002), "one-sided, 2 vs control, df inf: 1.916");
+	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 0), 1.916, 0.002),
+	   "one-sided, 2 vs control, df inf: 1.916");
 	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 1), 2.212, 0.002), "two-sided, 2, df inf: 2.212");
 	ok(near(pooled_dunnett(n4, 5, 4, 20, 0.05, 0), 2.39, 0.01), "one-sided, 5, df 20: 2.39");
 	ok(near(pooled_dunnett(n4, 5, 4, 20, 0.05, 1), 2.73, 0.01), "two-sided, 5, df 20: 2.73");
-	ok(near(pooled_dunnett(n4, 1, 4, 5, 0.05, 0), 2.015, 0.002), "one comparison is t: 2.015 (df 5)");
+	ok(near(pooled_dunnett(n4, 1, 4, 5, 0.05, 0), 2.015, 0.002),
+	   "one comparison is t: 2.015 (df 5)");
 	ok(near(pooled_dunnett(n4, 1, 4, 2, 0.05, 1), 4.303, 0.005), "two-sided t, df 2: 4.303");
 	ok(near(pooled_t_p(2.228, 10), 0.05, 0.0005), "t 2.228 on 10 df: p 0.05");
 
@@ -85,7 +87,8 @@ int main(void)
 		}
 		ok(!pooled_fit(x, n, 6, &p), "fit, noise 0.2%% against 4%%");
 		ok(p.check == POOLED_HETERO || p.check == POOLED_TAILS,
-		   "the check fails (%s, Brown-Forsythe p %.2g)", pooled_check_name(p.check), p.p_hetero);
+		   "the check fails (%s, Brown-Forsythe p %.2g)", pooled_check_name(p.check),
+		   p.p_hetero);
 		pooled_release(&p);
 		for (size_t i = 0; i < 6; i++)
 			for (size_t j = 0; j < 8; j++)
@@ -118,7 +121,8 @@ int main(void)
 			n[i] = 3;
 		}
 		ok(!pooled_fit(x, n, 6, &p) && !pooled_subset(&p, 1, 0.05, in, NULL) && in[2] &&
-		   in[0] + in[1] + in[3] + in[4] + in[5] == 0, "90 against 70 at 1%%: the subset is the best alone");
+			   in[0] + in[1] + in[3] + in[4] + in[5] == 0,
+		   "90 against 70 at 1%%: the subset is the best alone");
 		pooled_release(&p);
 		for (unsigned r = 0; r < 2000; r++) {
 			for (size_t i = 0; i < 6; i++)
@@ -130,9 +134,13 @@ int main(void)
 			alone += in[0] + in[1] + in[2] + in[3] + in[4] + in[5] == 1;
 			pooled_release(&p);
 		}
-		diag("equal configurations: the first in the subset in %u of 2000, a subset of one in %u",
+		diag("equal configurations: the first in the subset in %u of 2000, a subset of one "
+		     "in %u",
 		     covered, alone);
-		ok(covered >= 1880, "equal configurations: any one is kept in 95%% (>= 94%% allowing 2000 replays' spread: %u/2000)", covered);
+		ok(covered >= 1880,
+		   "equal configurations: any one is kept in 95%% (>= 94%% allowing 2000 replays' "
+		   "spread: %u/2000)",
+		   covered);
 		ok(alone <= 100, "and a subset of one (a false 'best') in <= 5%% (%u/2000)", alone);
 	}
 	/* Lower is better (times): the subset of the lowest. */
@@ -142,7 +150,8 @@ int main(void)
 		size_t n[] = { 3, 3 };
 		int in[2];
 
-		ok(!pooled_fit(x, n, 2, &p) && !pooled_subset(&p, 0, 0.05, in, NULL) && in[0] && !in[1],
+		ok(!pooled_fit(x, n, 2, &p) && !pooled_subset(&p, 0, 0.05, in, NULL) && in[0] &&
+			   !in[1],
 		   "times: the lower one alone");
 		pooled_release(&p);
 	}

@@ -56,7 +56,8 @@ int main(void)
 	plan(24);
 
 	strvec_pushv(&command, (const char *const[]){ "/opt/sweet spot/bin/sweetspot", "run",
-		"/home/u/it's a spec.cfg", "--db", "/tmp/x;rm -rf ~/r.db", NULL });
+						      "/home/u/it's a spec.cfg", "--db",
+						      "/tmp/x;rm -rf ~/r.db", NULL });
 	strvec_push(&env, "SWEETSPOT_NOTE=a \"b\" $c");
 	j.name = "sweep-paper";
 	j.time_limit_s = 3601;
@@ -92,8 +93,9 @@ int main(void)
 		struct launch_result r;
 		char *out = xasprintf("%s/words", dir), *sh = xasprintf("%s/run.sh", dir);
 
-		strvec_pushv(&echo, (const char *const[]){ "printf", "%s|", "it's a;b", "$(id)",
-			"`id`", "new\nline", "$SWEETSPOT_NOTE", NULL });
+		strvec_pushv(&echo,
+			     (const char *const[]){ "printf", "%s|", "it's a;b", "$(id)", "`id`",
+						    "new\nline", "$SWEETSPOT_NOTE", NULL });
 		j.command = &echo;
 		j.chdir = dir;
 		sbatch_write(&j, sh);
@@ -197,7 +199,8 @@ int main(void)
 		char *body = xasprintf("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\n"
 				       "echo 'sbatch: warning: a word on stderr' >&2\n"
 				       "case $1 in --parsable) echo '4242;cluster' ;; esac\n"
-				       "case \"$*\" in *--wait*) exit 5 ;; esac\n", args);
+				       "case \"$*\" in *--wait*) exit 5 ;; esac\n",
+				       args);
 
 		write_file(fake, body, 0755);
 		free(body);
@@ -223,7 +226,8 @@ int main(void)
 
 		s.after = "4241";
 		s.wait = 1;
-		is_int(sbatch_submit(&s, &id, &status), 0, "a chained job with --wait is submitted");
+		is_int(sbatch_submit(&s, &id, &status), 0,
+		       "a chained job with --wait is submitted");
 		text = slurp(args);
 		want = xasprintf("--parsable\n--dependency=afterany:4241\n--wait\n%s\n", script);
 		is_str(text, want, "... after its predecessor (afterany), waiting");
@@ -233,7 +237,8 @@ int main(void)
 		free(id);
 
 		s.after = "4241; rm";
-		is_int(sbatch_submit(&s, &id, &status), -1, "a dependency that is not a job id is refused");
+		is_int(sbatch_submit(&s, &id, &status), -1,
+		       "a dependency that is not a job id is refused");
 	}
 
 	{

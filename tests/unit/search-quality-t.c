@@ -45,7 +45,7 @@
  * assertion (measured: 0.24 against the grid's 0.25); that it is no worse
  * on each landscape is a target of make bench, not asserted (4 of 12
  * miss it: the worst, landscape 9, chose a layout 2.1 points off). */
-#define FAMILY_N 12
+#define FAMILY_N     12
 #define FAMILY_SLACK 0.05
 
 struct rng {
@@ -143,8 +143,10 @@ static void line8(struct land *ld, uint64_t seed, double level, long hot, double
 {
 	ld->nl = 8;
 	ld->ng = 1;
-	ld->grp[0] = (struct point){ .collective = "bcast", .algorithm = "direct",
-					    .assignment = "block", .bytes = 1 << 20 };
+	ld->grp[0] = (struct point){ .collective = "bcast",
+				     .algorithm = "direct",
+				     .assignment = "block",
+				     .bytes = 1 << 20 };
 	for (size_t l = 0; l < 8; l++) {
 		ld->lay[l] = (struct search_layout){ "x", 16, 16, 1u << l, 8, "dpu" };
 		ld->truth[l] = (long)l == hot ? hotv : level;
@@ -221,8 +223,8 @@ static void test_aa(enum aa_kind kind)
 	}
 	budget = 0;
 	diag("A/A, %s: 'best' declared in %u of 200 replays (%.1f%%), %.2f launches per "
-	     "configuration, pooled model used in %u", aa_name(kind), best, best / 2.0,
-	     launches / 1600.0, pooled);
+	     "configuration, pooled model used in %u",
+	     aa_name(kind), best, best / 2.0, launches / 1600.0, pooled);
 	ok(best <= 10, "A/A, %s: false 'best' in at most 5%% of replays (%u/200)", aa_name(kind),
 	   best);
 }
@@ -241,18 +243,23 @@ static void test_power(void)
 		line8(&ld, 5000 + i, 80, hot, 84);
 		run(&ld, SEARCH_ADAPTIVE, &r);
 		hit += r.decisions[0].verdict == DECIDE_BEST && r.decisions[0].choice.layout == hot;
-		wrong += r.decisions[0].verdict == DECIDE_BEST && r.decisions[0].choice.layout != hot;
+		wrong += r.decisions[0].verdict == DECIDE_BEST &&
+			 r.decisions[0].choice.layout != hot;
 		undecided += r.decisions[0].verdict == DECIDE_UNDECIDED;
-		leader += r.decisions[0].verdict == DECIDE_UNDECIDED && r.decisions[0].leader.layout == hot;
+		leader += r.decisions[0].verdict == DECIDE_UNDECIDED &&
+			  r.decisions[0].leader.layout == hot;
 		launches += r.launches;
 		search_result_release(&r);
 	}
 	budget = 0;
 	diag("power: chose the 5%% better layout with 'best' in %u of 200 replays (%.1f%%), "
 	     "%.2f launches per configuration; 'best' on another %u, undecided %u (the better "
-	     "one leading in %u)", hit, hit / 2.0, launches / 1600.0, wrong, undecided, leader);
-	ok(hit >= POWER_MIN, "power: 'best' on the better layout in at least %u of 200 (%u; "
-	   "target 160, 80%%)", POWER_MIN, hit);
+	     "one leading in %u)",
+	     hit, hit / 2.0, launches / 1600.0, wrong, undecided, leader);
+	ok(hit >= POWER_MIN,
+	   "power: 'best' on the better layout in at least %u of 200 (%u; "
+	   "target 160, 80%%)",
+	   POWER_MIN, hit);
 	ok(launches <= 4 * 1600, "power: at most 4 launches per configuration (%.2f)",
 	   launches / 1600.0);
 }
@@ -302,7 +309,9 @@ static void family(struct land *ld, unsigned i)
 			for (size_t j = 0; j < ld->nl; j++)
 				seen |= ld->lay[j].workers == w && ld->lay[j].wpn == p;
 			if (!seen)
-				ld->lay[ld->nl++] = (struct search_layout){ "x", 8, 8, w, p, "dpu" };
+				ld->lay[ld->nl++] = (struct search_layout){
+					"x", 8, 8, w, p, "dpu"
+				};
 		}
 	do
 		sh.knee = 5 + unif(&r) * 30;
@@ -317,12 +326,14 @@ static void family(struct land *ld, unsigned i)
 	for (size_t a = 0; a < 2; a++)
 		for (size_t s = 0; s < 3; s++)
 			ld->grp[ld->ng++] = (struct point){ .collective = "bcast",
-				.algorithm = "direct", .assignment = a ? "cyclic" : "block",
-				.bytes = (uint64_t)(256 << 10) << (2 * s) };
+							    .algorithm = "direct",
+							    .assignment = a ? "cyclic" : "block",
+							    .bytes = (uint64_t)(256 << 10)
+								     << (2 * s) };
 	for (size_t l = 0; l < ld->nl; l++)
 		for (size_t g = 0; g < ld->ng; g++)
-			ld->truth[l * ld->ng + g] = shape_oe(&sh, ld->lay[l].workers, ld->lay[l].wpn,
-							     g / 3, sizes[g % 3]);
+			ld->truth[l * ld->ng + g] = shape_oe(&sh, ld->lay[l].workers,
+							     ld->lay[l].wpn, g / 3, sizes[g % 3]);
 	ld->cv = 0.01 + unif(&r) * 0.04;
 	ld->rng.s = 99 + i;
 	memset(ld->cvl, 0, sizeof(ld->cvl));
@@ -346,7 +357,7 @@ static void heldout(struct land *ld, unsigned i)
 	double slope = (unif(&r) - 0.6) * 0.03, fall = 1.5 + unif(&r) * 2, k0 = 2 + unif(&r) * 4;
 	double pen[2] = { 1 + unif(&r) * 3, unif(&r) * 1.0 }, sexp = 0.2 + unif(&r) * 0.6;
 
-	family(ld, 0);	/* the layouts and groups; the truth is redrawn */
+	family(ld, 0); /* the layouts and groups; the truth is redrawn */
 	for (size_t l = 0; l < ld->nl; l++)
 		for (size_t g = 0; g < ld->ng; g++) {
 			double w = ld->lay[l].workers * pow(ld->lay[l].wpn, -0.15);
@@ -357,7 +368,8 @@ static void heldout(struct land *ld, unsigned i)
 			oe *= 1 + slope * fmax(0, log2(x));
 			if (x > fall)
 				oe *= 1 - 0.08 * log2(x / fall);
-			oe *= 1 - fmin(0.9, pen[g / 3] * pow(fmax(0, ld->lay[l].wpn - k0), 1.3) / 100);
+			oe *= 1 -
+			      fmin(0.9, pen[g / 3] * pow(fmax(0, ld->lay[l].wpn - k0), 1.3) / 100);
 			ld->truth[l * ld->ng + g] = fmax(1, fmin(100, oe));
 		}
 	ld->cv = 0.01 + unif(&r) * 0.04;
@@ -381,7 +393,8 @@ static double regret_of(const struct land *ld, const struct search_result *r, do
 				if (ld->grp[g].bytes == sd->bytes)
 					top = fmax(top, ld->truth[l * ld->ng + g]);
 		got = sd->choice.layout < 0 ? 0 :
-		      ld->truth[(size_t)sd->choice.layout * ld->ng + (size_t)sd->choice.group];
+					      ld->truth[(size_t)sd->choice.layout * ld->ng +
+							(size_t)sd->choice.group];
 		worst = fmax(worst, top - got);
 		sum += top - got;
 	}
@@ -399,9 +412,9 @@ static double regret_of(const struct land *ld, const struct search_result *r, do
 #define RANDOM_N 5
 
 struct score {
-	double cost, mean, worst;		/* the search */
-	double grid_mean, grid_worst;		/* the grid */
-	double rnd_mean;			/* random at the same launches */
+	double cost, mean, worst;     /* the search */
+	double grid_mean, grid_worst; /* the grid */
+	double rnd_mean;	      /* random at the same launches */
 	unsigned verdicts[3];
 	unsigned pooled, decisions, surrogate_ok;
 };
@@ -478,9 +491,9 @@ static unsigned test_family(const char *name, void (*make)(struct land *, unsign
 
 		score_one(&ld, make, i, &sc);
 		diag("%s %2u: CV %.1f%%, %.3f of the grid; regret mean %.2f worst %.2f | grid %.2f "
-		     "%.2f | random %.2f; score %.2f", name, i, ld.cv * 100, sc.cost, sc.mean,
-		     sc.worst, sc.grid_mean, sc.grid_worst, sc.rnd_mean,
-		     field_score(sc.mean, sc.rnd_mean));
+		     "%.2f | random %.2f; score %.2f",
+		     name, i, ld.cv * 100, sc.cost, sc.mean, sc.worst, sc.grid_mean, sc.grid_worst,
+		     sc.rnd_mean, field_score(sc.mean, sc.rnd_mean));
 		*cost_max = fmax(*cost_max, sc.cost);
 		sm += sc.mean / nl;
 		gm += sc.grid_mean / nl;
@@ -497,8 +510,9 @@ static unsigned test_family(const char *name, void (*make)(struct land *, unsign
 	diag("%s: cost <= %.3f of the grid (target 0.15); mean regret %.2f (grid %.2f), worst %.2f "
 	     "(grid %.2f); landscapes where the mean regret is above the grid's: %u of %u; score "
 	     "against random %.2f; verdicts best %u tie %u undecided %u; pooled model in %u of %u "
-	     "decisions, surrogate fit good in %u", name, *cost_max, sm, gm, sw, gw, worse, nl,
-	     sscore, v[DECIDE_BEST], v[DECIDE_TIE], v[DECIDE_UNDECIDED], pooled, dec, sok);
+	     "decisions, surrogate fit good in %u",
+	     name, *cost_max, sm, gm, sw, gw, worse, nl, sscore, v[DECIDE_BEST], v[DECIDE_TIE],
+	     v[DECIDE_UNDECIDED], pooled, dec, sok);
 	*mean = sm;
 	*grid_mean = gm;
 	return worse;
@@ -513,7 +527,8 @@ int main(int argc, char **argv)
 		/* make bench: the held-out family, more landscapes. */
 		plan(1);
 		worse = test_family("held-out", heldout, 24, 0, &cost, &m, &gm);
-		ok(cost <= 0.15 + 1e-9, "held-out: default search within 0.15 of the grid (%.3f)", cost);
+		ok(cost <= 0.15 + 1e-9, "held-out: default search within 0.15 of the grid (%.3f)",
+		   cost);
 		return done_testing();
 	}
 	if (argc > 1 && !strcmp(argv[1], "--power")) {
@@ -533,11 +548,16 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--decisions"))
 		return done_testing();
 	worse = test_family("family", family, FAMILY_N, FAMILY_SLACK, &cost, &m, &gm);
-	ok(cost <= 0.15 + 1e-9, "family: the default search uses at most 0.15 of the grid (%.3f, "
-	   "whole launches, rounded down)", cost);
+	ok(cost <= 0.15 + 1e-9,
+	   "family: the default search uses at most 0.15 of the grid (%.3f, "
+	   "whole launches, rounded down)",
+	   cost);
 	diag("family: mean regret above the grid's on %u of %d landscapes (target: none; "
-	     "search-quality.sh prints it)", worse, FAMILY_N);
-	ok(m <= gm + FAMILY_SLACK, "family: mean regret over the family within %.2f point of the "
-	   "grid's (%.2f against %.2f)", FAMILY_SLACK, m, gm);
+	     "search-quality.sh prints it)",
+	     worse, FAMILY_N);
+	ok(m <= gm + FAMILY_SLACK,
+	   "family: mean regret over the family within %.2f point of the "
+	   "grid's (%.2f against %.2f)",
+	   FAMILY_SLACK, m, gm);
 	return done_testing();
 }

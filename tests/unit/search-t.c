@@ -19,8 +19,8 @@ struct synth {
 	const struct search_layout *layouts;
 	double (*f)(unsigned w, unsigned wpn, size_t g);
 	unsigned calls;
-	long fail_layout;	/* this layout's launches fail */
-	int one_group;		/* the problem has group 0 only */
+	long fail_layout; /* this layout's launches fail */
+	int one_group;	  /* the problem has group 0 only */
 };
 
 static int synth_measure(void *ctx, size_t l, unsigned rep, double *oe)
@@ -91,17 +91,21 @@ static void land_from_replay(const struct replay *rp, const char *coll, struct l
 			if (ld->l[j].workers == r->workers && ld->l[j].wpn == r->wpn)
 				break;
 		if (j == ld->nl)
-			ld->l[ld->nl++] = (struct search_layout){ "", 8, 8, r->workers, r->wpn, "dpu" };
+			ld->l[ld->nl++] = (struct search_layout){ "",	      8,      8,
+								  r->workers, r->wpn, "dpu" };
 		if (coll && strcmp(coll, r->collective))
 			continue;
 		for (j = 0; j < ld->ng; j++)
-			if (ld->g[j].bytes == r->bytes && !strcmp(ld->g[j].collective, r->collective) &&
+			if (ld->g[j].bytes == r->bytes &&
+			    !strcmp(ld->g[j].collective, r->collective) &&
 			    !strcmp(ld->g[j].algorithm, r->algorithm) &&
 			    !strcmp(ld->g[j].assignment, r->assignment))
 				break;
 		if (j == ld->ng)
 			ld->g[ld->ng++] = (struct point){ .collective = r->collective,
-				.algorithm = r->algorithm, .assignment = r->assignment, .bytes = r->bytes };
+							  .algorithm = r->algorithm,
+							  .assignment = r->assignment,
+							  .bytes = r->bytes };
 	}
 }
 
@@ -149,11 +153,13 @@ static void spec_statistics(void)
 	   "the spec's alpha, delta_oe, max_repetitions and cost_order");
 	o = (struct search_opts)SEARCH_OPTS_INIT;
 	ok(!search_run(&p, &o, &r) && r.decisions[0].verdict == DECIDE_TIE &&
-	   r.decisions[0].choice.layout == 0, "cost order dpu first: a tie goes to the DPU layout");
+		   r.decisions[0].choice.layout == 0,
+	   "cost order dpu first: a tie goes to the DPU layout");
 	search_result_release(&r);
 	o.onload_first = 1;
 	ok(!search_run(&p, &o, &r) && r.decisions[0].verdict == DECIDE_TIE &&
-	   r.decisions[0].choice.layout == 1, "cost order onload first: to the onload layout");
+		   r.decisions[0].choice.layout == 1,
+	   "cost order onload first: to the onload layout");
 	search_result_release(&r);
 
 	p = (struct search_problem){ two, 2, grp1, 1, 1, lucky_measure, NULL };
@@ -161,7 +167,7 @@ static void spec_statistics(void)
 	o.strategy = SEARCH_GRID;
 	o.max_repetitions = 8;
 	ok(!search_run(&p, &o, &r) && r.decisions[0].verdict == DECIDE_BEST &&
-	   r.decisions[0].choice.layout == 0 && r.decisions[0].p_value < 0.05,
+		   r.decisions[0].choice.layout == 0 && r.decisions[0].p_value < 0.05,
 	   "alpha 0.05: up to 8 launches each make the steady layout best");
 	search_result_release(&r);
 	o.alpha = 0.005;
@@ -216,8 +222,8 @@ int main(void)
 	   "adaptive used %u launches of %u", ad.launches, grid.grid_launches);
 	is_int(ad.ndecisions, 2, "one decision per collective and size");
 	ok(ad.decisions[1].verdict == DECIDE_TIE && ad.decisions[1].nindifferent > 1,
-	   "a plateau is a tie (%s, %zu indifferent)",
-	   decide_verdict_name(ad.decisions[1].verdict), ad.decisions[1].nindifferent);
+	   "a plateau is a tie (%s, %zu indifferent)", decide_verdict_name(ad.decisions[1].verdict),
+	   ad.decisions[1].nindifferent);
 	search_result_release(&ad);
 
 	/* Both assignments at one size: one decision; the flat 100 of the
@@ -293,13 +299,16 @@ int main(void)
 					for (unsigned k = 0; k < 3; k++)
 						m += rp.values[(l * 3 + k) * ld.ng + g] / 3;
 					top = fmax(top, m);
-					if ((long)l == sd->choice.layout && (long)g == sd->choice.group)
+					if ((long)l == sd->choice.layout &&
+					    (long)g == sd->choice.group)
 						got = m;
 				}
 			dregret = fmax(dregret, top - got);
 		}
-		diag("%s: worst regret of a decision (collective, size) %.2f points", colls[c], dregret);
-		diag("%s: adaptive %u (%u failed) / grid %u launches = %.3f, worst regret %.2f points",
+		diag("%s: worst regret of a decision (collective, size) %.2f points", colls[c],
+		     dregret);
+		diag("%s: adaptive %u (%u failed) / grid %u launches = %.3f, worst regret %.2f "
+		     "points",
 		     colls[c], ad.launches, ad.failed_launches, grid.grid_launches,
 		     (double)ad.launches / grid.grid_launches, regret);
 		/* 0.25 when a single launch was trusted with an invented spread;

@@ -61,8 +61,8 @@ int main(void)
 	is_int(v.off[0].choice.launches, 10, "the invalid point is not a launch of it");
 	is_int(v.off[0].outliers, 3, "its 3 wild launches are flagged (15, 20, 99)");
 	ok(v.off[0].unstable, "3 of 10 is more than 20%: unstable");
-	ok(v.off[0].pays == PAYS_YES && v.off[0].gain > 1.9, "20 us host-only against 10: it pays (%.2f)",
-	   v.off[0].gain);
+	ok(v.off[0].pays == PAYS_YES && v.off[0].gain > 1.9,
+	   "20 us host-only against 10: it pays (%.2f)", v.off[0].gain);
 	ok(v.off[0].placement.have, "both placements measured");
 	is_int(v.off[0].placement.dpu_vs_onload, STATS_BETTER, "DPU better than onload");
 	is_int(v.off[0].placement.dpu_cores_left, 6, "DPU leaves every core of the node");

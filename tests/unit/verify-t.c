@@ -45,12 +45,14 @@ static void test_settings(void)
 	strvec_clear(&env);
 	p = file("env", "# sweetspot env\nexport A=1\nexport B='x y'\\''z'\nC=\"q\"\n\n");
 	ok(!verify_settings(p, &env, &k) && k == VERIFY_ENV && env.nr == 3 &&
-	   !strcmp(env.v[0], "A=1") && !strcmp(env.v[1], "B=x y'z") && !strcmp(env.v[2], "C=q"),
+		   !strcmp(env.v[0], "A=1") && !strcmp(env.v[1], "B=x y'z") &&
+		   !strcmp(env.v[2], "C=q"),
 	   "an env file: each variable, unquoted as the shell would");
 	strvec_clear(&env);
-	p = file("mca", "coll_tuned_use_dynamic_rules = 1\ncoll_tuned_dynamic_rules_filename = /r\n");
+	p = file("mca",
+		 "coll_tuned_use_dynamic_rules = 1\ncoll_tuned_dynamic_rules_filename = /r\n");
 	ok(!verify_settings(p, &env, &k) && k == VERIFY_MCA_PARAMS && env.nr == 2 &&
-	   !strcmp(env.v[1], "OMPI_MCA_coll_tuned_dynamic_rules_filename=/r"),
+		   !strcmp(env.v[1], "OMPI_MCA_coll_tuned_dynamic_rules_filename=/r"),
 	   "an mca-params file: OMPI_MCA_ variables");
 	strvec_clear(&env);
 	p = file("bad", "export A=1\nexport 9B=2\n");
@@ -68,7 +70,9 @@ static void test_rules(void)
 	/* bcast (7): from 4 ranks, alg 6 from 0 bytes, 1 from 64K; allreduce
 	 * (2): from 2 ranks, alg 4. */
 	ok(!verify_rules_load(file("r", "2 # collectives\n7\n1\n4 2\n0 6 0 0\n65536 1 0 0\n"
-				       "2\n1\n2\n1\n0 4 0 0\n"), &r) && r.n == 3,
+					"2\n1\n2\n1\n0 4 0 0\n"),
+			      &r) &&
+		   r.n == 3,
 	   "classic rules: 3 rules");
 	is_int(verify_rules_alg(&r, 7, 4, 1024), 6, "bcast 4 ranks 1K: 6");
 	is_int(verify_rules_alg(&r, 7, 8, 65536), 1, "bcast 8 ranks 64K: the block at 4, 1");
@@ -77,12 +81,14 @@ static void test_rules(void)
 	is_int(verify_rules_alg(&r, 3, 4, 1024), 0, "a collective without rules: 0");
 	verify_rules_release(&r);
 	ok(!verify_rules_load(file("r2", "rule-file-version-2\n1\n7\n1\n4\n1\n0 6 0 0 0\n"), &r) &&
-	   r.version2 && r.n == 1 && verify_rules_alg(&r, 7, 4, 1) == 6,
+		   r.version2 && r.n == 1 && verify_rules_alg(&r, 7, 4, 1) == 6,
 	   "rule-file-version-2: 5 columns");
 	verify_rules_release(&r);
-	is_int(verify_rules_load(file("j", "  {\"rule_file_version\": 3}\n"), &r), 1, "JSON rules: 1");
+	is_int(verify_rules_load(file("j", "  {\"rule_file_version\": 3}\n"), &r), 1,
+	       "JSON rules: 1");
 	is_int(verify_rules_load(file("bad", "1\n7\n1\n4\n1\n0 x 0 0\n"), &r), -1, "a word: -1");
-	is_int(verify_rules_load(file("short", "1\n7\n1\n4\n2\n0 6 0 0\n"), &r), -1, "cut short: -1");
+	is_int(verify_rules_load(file("short", "1\n7\n1\n4\n2\n0 6 0 0\n"), &r), -1,
+	       "cut short: -1");
 }
 
 static void test_figures(void)
@@ -98,14 +104,15 @@ static void test_figures(void)
 	ok(verify_metric_compile(&m, "(["), "a bad expression: refused");
 	ok(!verify_metric_compile(&m, "^([a-z]+ [0-9]+) [0-9.]+ ([0-9.]+)$"), "two groups");
 	ok(!verify_read_figures(&m, log, &names, &v, &n) && n == 2 && v[0] == 2.5 && v[1] == 6.5 &&
-	   !strcmp(names.v[0], "bcast 1024") && !strcmp(names.v[1], "bcast 4096"),
+		   !strcmp(names.v[0], "bcast 1024") && !strcmp(names.v[1], "bcast 4096"),
 	   "the last group the number, the first its name; the command line skipped");
 	verify_metric_release(&m);
 	free(v);
 	strvec_clear(&names);
 	ok(!verify_metric_compile(&m, "^bcast  *([0-9.]+)") &&
-	   !verify_read_figures(&m, log, &names, &v, &n) && n == 2 && v[0] == 1024 &&
-	   !strcmp(names.v[0], "bcast"), "one group: named by the text before it");
+		   !verify_read_figures(&m, log, &names, &v, &n) && n == 2 && v[0] == 1024 &&
+		   !strcmp(names.v[0], "bcast"),
+	   "one group: named by the text before it");
 	verify_metric_release(&m);
 	free(v);
 	strvec_clear(&names);
@@ -126,7 +133,8 @@ static void add(struct verify_figure *f, const double *a, const double *b, size_
 
 static void test_decide(void)
 {
-	double a[6] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95 }, fast[6] = { 5, 5.1, 4.9, 5.05, 4.95, 5.02 },
+	double a[6] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95 },
+	       fast[6] = { 5, 5.1, 4.9, 5.05, 4.95, 5.02 },
 	       same[6] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95 }, wide[6] = { 5, 20, 8, 14, 9, 12 };
 	struct verify_figure *f = calloc(4, sizeof(*f));
 	int u;

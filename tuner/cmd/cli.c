@@ -51,7 +51,7 @@ void cli_begin(struct cli *c, const struct cli_command *cmd, int argc, char **ar
 	/* ':' first: a missing argument is ':' and not '?', so we can say which. */
 	c->optstring[len++] = ':';
 	if (n > CLI_MAX_OPTIONS)
-		n = CLI_MAX_OPTIONS;	/* cli_next() refuses to parse: a bug, not usage */
+		n = CLI_MAX_OPTIONS; /* cli_next() refuses to parse: a bug, not usage */
 	for (int i = 0; i < n; i++)
 		add_option(c, i, &cmd->options[i], &len);
 	add_option(c, n, &help_option, &len);
@@ -83,7 +83,8 @@ static void report_unknown(const struct cli *c, const char *text)
 			matches++;
 			if (len < sizeof(names))
 				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s--%s",
-							matches > 1 ? ", " : "", c->longopts[i].name);
+							matches > 1 ? ", " : "",
+							c->longopts[i].name);
 		}
 	if (matches > 1) {
 		cli_usage_error(c->cmd, "'%.*s' is short for more than one option (%s)",

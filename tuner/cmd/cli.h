@@ -63,24 +63,24 @@
 #define CLI_MAX_OPTIONS 31
 
 struct cli_option {
-	const char *name;	/* the long name, without "--" */
-	int letter;		/* the short letter, or 0 for none */
-	const char *metavar;	/* the argument's name in the help; NULL: takes none */
-	const char *help;	/* what it does; '\n' starts another line */
+	const char *name;    /* the long name, without "--" */
+	int letter;	     /* the short letter, or 0 for none */
+	const char *metavar; /* the argument's name in the help; NULL: takes none */
+	const char *help;    /* what it does; '\n' starts another line */
 };
 
 struct cli_command {
-	const char *name;	/* "plan": messages say "sweetspot plan: ..." */
-	const char *synopsis;	/* after "usage: sweetspot NAME "; '\n' continues it */
-	const char *about;	/* the paragraph under the usage line; may be NULL */
-	const struct cli_option *options;	/* ends with a NULL name */
-	const char *epilog;	/* after the options (exit statuses); may be NULL */
+	const char *name;		  /* "plan": messages say "sweetspot plan: ..." */
+	const char *synopsis;		  /* after "usage: sweetspot NAME "; '\n' continues it */
+	const char *about;		  /* the paragraph under the usage line; may be NULL */
+	const struct cli_option *options; /* ends with a NULL name */
+	const char *epilog;		  /* after the options (exit statuses); may be NULL */
 };
 
 /* cli_next() results other than an option's index. */
-#define CLI_END (-1)	/* every option read: the operands are in operands[] */
-#define CLI_HELP (-2)	/* --help was printed on stdout: the command exits 0 */
-#define CLI_BAD (-3)	/* bad usage was reported: the command exits EXIT_USAGE */
+#define CLI_END	 (-1) /* every option read: the operands are in operands[] */
+#define CLI_HELP (-2) /* --help was printed on stdout: the command exits 0 */
+#define CLI_BAD	 (-3) /* bad usage was reported: the command exits EXIT_USAGE */
 
 /* One parse: getopt_long's tables built from the command's, in place (no
  * allocation, nothing to release). */
@@ -90,9 +90,9 @@ struct cli {
 	char **argv;
 	struct option longopts[CLI_MAX_OPTIONS + 2];
 	char optstring[3 * (CLI_MAX_OPTIONS + 1) + 2];
-	int current;		/* the index of the option cli_next() returned last */
-	const char *arg;	/* its argument; NULL for an option that takes none */
-	char **operands;	/* after CLI_END: the arguments that are not options */
+	int current;	 /* the index of the option cli_next() returned last */
+	const char *arg; /* its argument; NULL for an option that takes none */
+	char **operands; /* after CLI_END: the arguments that are not options */
 	int noperands;
 };
 

@@ -38,10 +38,12 @@ enum { OPT_DB, OPT_LAUNCHER, OPT_ALGORITHMS, OPT_DRY_RUN, NOPTS };
 
 static const struct cli_option baseline_options[NOPTS + 1] = {
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
-	[OPT_LAUNCHER] = { "launcher", 0, "L", "mpirun, srun or hydra (default: srun inside a Slurm\n"
+	[OPT_LAUNCHER] = { "launcher", 0, "L",
+			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
 			   "allocation, else the spec's launcher, mpirun for mpirun_rsh);\n"
 			   "hydra measures MPICH's own algorithms" },
-	[OPT_ALGORITHMS] = { "algorithms", 0, "LIST", "Open MPI algorithm ids to force, e.g. 1,6,8\n"
+	[OPT_ALGORITHMS] = { "algorithms", 0, "LIST",
+			     "Open MPI algorithm ids to force, e.g. 1,6,8\n"
 			     "(default: all that ompi_info lists; 0 is Open MPI's own);\n"
 			     "with hydra, MPICH algorithm names (default: all mpivars lists)" },
 	[OPT_DRY_RUN] = { "dry-run", 0, NULL, "print each launch's command; touch nothing" },
@@ -49,7 +51,8 @@ static const struct cli_option baseline_options[NOPTS + 1] = {
 };
 
 static const struct cli_command baseline_cli = {
-	"baseline", "SPEC [--db FILE] [--launcher L] [--algorithms LIST] [--dry-run]",
+	"baseline",
+	"SPEC [--db FILE] [--launcher L] [--algorithms LIST] [--dry-run]",
 	"Measures the MPI library's own collectives on the spec's host ranks (no\n"
 	"workers): every coll/tuned algorithm of each collective forced in its own\n"
 	"launch, and Open MPI's own choice, at the spec's sizes and repetitions, as\n"
@@ -66,7 +69,7 @@ static const struct cli_command baseline_cli = {
  * own choice), and the environment that forces it. */
 struct job {
 	const char *coll;
-	int alg;		/* Open MPI: the coll/tuned id; MPICH: 1 + its index */
+	int alg; /* Open MPI: the coll/tuned id; MPICH: 1 + its index */
 	char id[96];
 	struct strvec env;
 };
@@ -154,7 +157,8 @@ static int add_algorithms(const struct baseline_args *a, const struct spec *s, c
 		if ((int)v >= count) {
 			free(copy);
 			return error("baseline: --algorithms: %s is not an algorithm of %s in this "
-				     "Open MPI (0 to %d)", t, coll, count - 1);
+				     "Open MPI (0 to %d)",
+				     t, coll, count - 1);
 		}
 		if (v)
 			add_job(jobs, n, coll, (int)v, oi, s);
@@ -219,10 +223,18 @@ static int parse_args(int argc, char **argv, struct baseline_args *a)
 	cli_begin(&c, &baseline_cli, argc, argv);
 	while ((o = cli_next(&c)) >= 0)
 		switch (o) {
-		case OPT_DB: a->db = c.arg; break;
-		case OPT_LAUNCHER: a->launcher = c.arg; break;
-		case OPT_ALGORITHMS: a->algs = c.arg; break;
-		case OPT_DRY_RUN: a->dry = 1; break;
+		case OPT_DB:
+			a->db = c.arg;
+			break;
+		case OPT_LAUNCHER:
+			a->launcher = c.arg;
+			break;
+		case OPT_ALGORITHMS:
+			a->algs = c.arg;
+			break;
+		case OPT_DRY_RUN:
+			a->dry = 1;
+			break;
 		}
 	if (o != CLI_END)
 		return o;
@@ -241,8 +253,9 @@ static int pick_launcher(const struct baseline_args *a, const struct spec *s, en
 	if (*l == LAUNCHER_MPIRUN_RSH && !a->launcher)
 		*l = LAUNCHER_MPIRUN;
 	if (*l == LAUNCHER_MPIRUN_RSH)
-		return error("baseline: the MPI library's algorithms are measured with mpirun, srun "
-			     "or hydra, not mpirun_rsh");
+		return error(
+			"baseline: the MPI library's algorithms are measured with mpirun, srun "
+			"or hydra, not mpirun_rsh");
 	return 0;
 }
 
@@ -311,7 +324,8 @@ static int make_jobs(const struct baseline_args *a, const struct spec *s, enum l
 			forced += (*jobs)[i].alg != 0;
 		if (!ret && a->algs && !forced)
 			ret = error("baseline: --algorithms %s names none of the installed MPICH's "
-				    "algorithms of %s's collectives (see mpivars)", a->algs, a->path);
+				    "algorithms of %s's collectives (see mpivars)",
+				    a->algs, a->path);
 		return ret;
 	}
 	if (ompi_info_load(&oi))
@@ -322,7 +336,8 @@ static int make_jobs(const struct baseline_args *a, const struct spec *s, enum l
 	ompi_info_release(&oi);
 	if (!ret && !*n)
 		ret = error("baseline: %s lists no collective Open MPI's coll/tuned measures "
-			    "(bcast, gather, allgather, reduce, allreduce)", a->path);
+			    "(bcast, gather, allgather, reduce, allreduce)",
+			    a->path);
 	return ret;
 }
 
@@ -382,8 +397,10 @@ static int measure(const struct baseline_args *a, struct runner *r, struct store
 	if (rc < 0 || runner_finish(r, &launches, &failed, NULL, NULL))
 		return 1;
 	if (rc == 1) {
-		fprintf(stderr, "sweetspot: interrupted; baseline run %lld keeps %lld launches: "
-			"run the same command again to continue\n", r->run.id, launches);
+		fprintf(stderr,
+			"sweetspot: interrupted; baseline run %lld keeps %lld launches: "
+			"run the same command again to continue\n",
+			r->run.id, launches);
 		return 130;
 	}
 	printf("baseline run %lld: %lld launches, %lld failed\n", r->run.id, launches, failed);

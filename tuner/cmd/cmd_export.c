@@ -27,35 +27,55 @@
 #include <unistd.h>
 
 enum {
-	OPT_FORMAT, OPT_OUTPUT, OPT_DB, OPT_PROFILE, OPT_RECORDS, OPT_RUN, OPT_OMPI_VERSION,
-	OPT_RULES, OPT_COLLECTIVE, OPT_HOST_BIN, OPT_WORKER_BIN, OPT_FORCE, NOPTS
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_DB,
+	OPT_PROFILE,
+	OPT_RECORDS,
+	OPT_RUN,
+	OPT_OMPI_VERSION,
+	OPT_RULES,
+	OPT_COLLECTIVE,
+	OPT_HOST_BIN,
+	OPT_WORKER_BIN,
+	OPT_FORCE,
+	NOPTS
 };
 
 static const struct cli_option export_options[NOPTS + 1] = {
-	[OPT_FORMAT] = { "format", 0, "FORMAT", "what to write (above); a comma list writes each\n"
+	[OPT_FORMAT] = { "format", 0, "FORMAT",
+			 "what to write (above); a comma list writes each\n"
 			 "(the first to -o FILE, the others to FILE.FORMAT)" },
-	[OPT_OUTPUT] = { "output", 'o', "PATH", "the file (folder for mpmd); default standard output" },
+	[OPT_OUTPUT] = { "output", 'o', "PATH",
+			 "the file (folder for mpmd); default standard output" },
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	[OPT_PROFILE] = { "profile", 0, "FILE", "read the decisions from a profile instead" },
-	[OPT_RECORDS] = { "records", 0, "FILE", "or from the kernel's JSON lines (e.g. --mode mpi\n"
+	[OPT_RECORDS] = { "records", 0, "FILE",
+			  "or from the kernel's JSON lines (e.g. --mode mpi\n"
 			  "launches, one Open MPI algorithm forced in each)" },
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },
-	[OPT_OMPI_VERSION] = { "ompi-version", 0, "X.Y.Z", "write ompi-rules for that Open MPI (default: ask\n"
+	[OPT_OMPI_VERSION] = { "ompi-version", 0, "X.Y.Z",
+			       "write ompi-rules for that Open MPI (default: ask\n"
 			       "ompi_info)" },
-	[OPT_RULES] = { "rules", 0, "PATH", "the rules file env and mca-params point to (default:\n"
+	[OPT_RULES] = { "rules", 0, "PATH",
+			"the rules file env and mca-params point to (default:\n"
 			"the ompi-rules written in the same call, else\n"
 			"ompi-rules.conf beside the output, which must exist)" },
-	[OPT_COLLECTIVE] = { "collective", 0, "C", "mpmd: the layout recommended for C (default: the\n"
+	[OPT_COLLECTIVE] = { "collective", 0, "C",
+			     "mpmd: the layout recommended for C (default: the\n"
 			     "layout best for the most sizes)" },
 	[OPT_HOST_BIN] = { "host-bin", 0, "P", "mpmd: your host binary instead of the spec's" },
-	[OPT_WORKER_BIN] = { "worker-bin", 0, "P", "mpmd: your worker binary instead of the spec's" },
-	[OPT_FORCE] = { "force", 0, NULL, "replace the output if it is a regular file (never a\n"
+	[OPT_WORKER_BIN] = { "worker-bin", 0, "P",
+			     "mpmd: your worker binary instead of the spec's" },
+	[OPT_FORCE] = { "force", 0, NULL,
+			"replace the output if it is a regular file (never a\n"
 			"symlink, folder or device)" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command export_cli = {
-	"export", "--format FORMAT [-o PATH]\n"
+	"export",
+	"--format FORMAT [-o PATH]\n"
 	"[--db FILE | --profile FILE | --records FILE]\n"
 	"[--run ID] [--ompi-version X.Y.Z] [--rules PATH]\n"
 	"[--collective C] [--host-bin P] [--worker-bin P] [SPEC]",
@@ -90,16 +110,26 @@ struct export_args {
 static const char **arg_slot(struct export_args *a, int o)
 {
 	switch (o) {
-	case OPT_FORMAT: return &a->fmt;
-	case OPT_OUTPUT: return &a->out;
-	case OPT_DB: return &a->db;
-	case OPT_PROFILE: return &a->profile;
-	case OPT_RECORDS: return &a->records;
-	case OPT_OMPI_VERSION: return &a->ver;
-	case OPT_RULES: return &a->rules;
-	case OPT_COLLECTIVE: return &a->coll;
-	case OPT_HOST_BIN: return &a->host_bin;
-	case OPT_WORKER_BIN: return &a->worker_bin;
+	case OPT_FORMAT:
+		return &a->fmt;
+	case OPT_OUTPUT:
+		return &a->out;
+	case OPT_DB:
+		return &a->db;
+	case OPT_PROFILE:
+		return &a->profile;
+	case OPT_RECORDS:
+		return &a->records;
+	case OPT_OMPI_VERSION:
+		return &a->ver;
+	case OPT_RULES:
+		return &a->rules;
+	case OPT_COLLECTIVE:
+		return &a->coll;
+	case OPT_HOST_BIN:
+		return &a->host_bin;
+	case OPT_WORKER_BIN:
+		return &a->worker_bin;
 	}
 	return NULL;
 }
@@ -115,7 +145,9 @@ static int parse_formats(const char *s, enum export_format *f, size_t *n)
 	*n = 0;
 	for (char *t = strtok_r(copy, ",", &save); t && !ret; t = strtok_r(NULL, ",", &save)) {
 		if (*n == MAX_FORMATS || export_parse_format(t, &f[*n])) {
-			ret = *n == MAX_FORMATS ? error("--format: at most %d formats", MAX_FORMATS) : -1;
+			ret = *n == MAX_FORMATS ?
+				      error("--format: at most %d formats", MAX_FORMATS) :
+				      -1;
 			break;
 		}
 		for (size_t i = 0; i < *n; i++)
@@ -223,8 +255,10 @@ static char *abs_path(const char *p)
 static int export_mpmd(const struct decisions *d, const char *spec_path, const char *dir,
 		       const char *coll, const char *host_bin, const char *worker_bin)
 {
-	struct export_mpmd_opts o = { .spec_path = spec_path, .collective = coll,
-				 .host_bin = host_bin, .worker_bin = worker_bin };
+	struct export_mpmd_opts o = { .spec_path = spec_path,
+				      .collective = coll,
+				      .host_bin = host_bin,
+				      .worker_bin = worker_bin };
 	struct export_mpmd m = EXPORT_MPMD_INIT;
 	char *line, axes[160];
 	int ret = EXIT_USAGE;
@@ -240,12 +274,13 @@ static int export_mpmd(const struct decisions *d, const char *spec_path, const c
 		goto out;
 	/* "with int32/sum chunk 4K window 2": the axes beside the schedule. */
 	point_text(&m.choice->key, POINT_REDUCTION | POINT_AXES, axes, sizeof(axes));
-	fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)%s%s\n", dir,
-		m.layout->id, m.choice->key.collective, m.choice->key.algorithm,
+	fprintf(stderr, "sweetspot: wrote %s/ for layout %s (%s %s %s, oe_measured %.1f)%s%s\n",
+		dir, m.layout->id, m.choice->key.collective, m.choice->key.algorithm,
 		m.choice->key.assignment, m.choice->oe, *axes ? " with " : "", axes);
 	line = export_mpmd_command(&m, dir);
 	if (line)
-		fprintf(stderr, "sweetspot: launch it with (more in %s/commands):\n  %s\n", dir, line);
+		fprintf(stderr, "sweetspot: launch it with (more in %s/commands):\n  %s\n", dir,
+			line);
 	free(line);
 out:
 	export_mpmd_release(&m);
@@ -268,7 +303,8 @@ static char *rules_path(const char *rules, const char *out)
 	if (abs && access(abs, R_OK)) {
 		error("export: the rules file %s does not exist (Open MPI would silently ignore "
 		      "it): write it first (--format ompi-rules -o %s), write both in one call "
-		      "(--format ompi-rules,mca-params -o RULES), or name one with --rules", abs, rel);
+		      "(--format ompi-rules,mca-params -o RULES), or name one with --rules",
+		      abs, rel);
 		free(abs);
 		abs = NULL;
 	}
@@ -334,7 +370,8 @@ static int shared_opts(const struct export_args *a, const struct decisions *d,
 	}
 	if (want_ver && !a->ver && ompi_version_detect(&o->ompi))
 		return -1;
-	if (ompi_params_load(d, a->profile || a->records ? NULL : (a->db ? a->db : STORE_DEFAULT_PATH),
+	if (ompi_params_load(d,
+			     a->profile || a->records ? NULL : (a->db ? a->db : STORE_DEFAULT_PATH),
 			     a->run, a->spec, params))
 		return -1;
 	o->params = params;
@@ -378,8 +415,9 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		paths[i] = !a.out ? NULL : i ? xasprintf("%s.%s", a.out, export_format_name(f[i])) :
-			   xstrdup(a.out);
+		paths[i] = !a.out ? NULL :
+			   i	  ? xasprintf("%s.%s", a.out, export_format_name(f[i])) :
+				    xstrdup(a.out);
 	if (shared_opts(&a, &d, f, n, paths, &params, &rules_abs, &o))
 		goto out;
 	for (size_t i = 0; i < n; i++)

@@ -17,8 +17,10 @@
 enum { OPT_OUTPUT, OPT_LAUNCHER, OPT_LAYOUT, OPT_FORCE, NOPTS };
 
 static const struct cli_option generate_options[NOPTS + 1] = {
-	[OPT_OUTPUT] = { "output", 'o', "DIR", "the folder to create (it must not exist, or be empty)" },
-	[OPT_LAUNCHER] = { "launcher", 0, "NAME", "the files of this launcher: srun, mpirun,\n"
+	[OPT_OUTPUT] = { "output", 'o', "DIR",
+			 "the folder to create (it must not exist, or be empty)" },
+	[OPT_LAUNCHER] = { "launcher", 0, "NAME",
+			   "the files of this launcher: srun, mpirun,\n"
 			   "mpirun_rsh, hydra or all (default: the spec's launcher)" },
 	[OPT_LAYOUT] = { "layout", 0, "ID", "only this layout (see 'sweetspot plan')" },
 	[OPT_FORCE] = { "force", 0, NULL, "replace DIR when it is an earlier output of generate" },
@@ -26,7 +28,8 @@ static const struct cli_option generate_options[NOPTS + 1] = {
 };
 
 static const struct cli_command generate_cli = {
-	"generate", "SPEC -o DIR [--launcher srun|mpirun|mpirun_rsh|hydra|all]\n[--layout ID] [--force]",
+	"generate",
+	"SPEC -o DIR [--launcher srun|mpirun|mpirun_rsh|hydra|all]\n[--layout ID] [--force]",
 	"Writes, for every layout of the plan of SPEC, a folder DIR/<layout-id>/ with\n"
 	"the files that launch it with the spec's launcher (--launcher: another, or\n"
 	"all): hostfile, appfile and rankfile (Open MPI), hostfile.mvapich and\n"
@@ -50,8 +53,10 @@ static int parse_launchers(const char *name, unsigned *launchers)
 	}
 	if (strcmp(name, "srun") && strcmp(name, "mpirun") && strcmp(name, "mpirun_rsh") &&
 	    strcmp(name, "hydra"))
-		return cli_usage_error(&generate_cli, "unknown launcher '%s' (srun, mpirun, "
-				       "mpirun_rsh, hydra or all)", name);
+		return cli_usage_error(&generate_cli,
+				       "unknown launcher '%s' (srun, mpirun, "
+				       "mpirun_rsh, hydra or all)",
+				       name);
 	launcher_parse(name, &l);
 	*launchers = GEN_LAUNCHER(l);
 	return 0;

@@ -27,18 +27,20 @@
 #define INIT_DEFAULT_PATH "sweetspot.cfg"
 /* BlueField-2 and -3 have 8 and 16 Arm cores; when sinfo cannot say, the
  * smaller is the safe guess (a WPN above the real count would oversubscribe). */
-#define INIT_DPU_CORES 8
+#define INIT_DPU_CORES	  8
 
 enum { OPT_OUTPUT, OPT_FORCE, NOPTS };
 
 static const struct cli_option init_options[NOPTS + 1] = {
-	[OPT_OUTPUT] = { "output", 'o', "FILE", "where the spec goes (default " INIT_DEFAULT_PATH ")" },
+	[OPT_OUTPUT] = { "output", 'o', "FILE",
+			 "where the spec goes (default " INIT_DEFAULT_PATH ")" },
 	[OPT_FORCE] = { "force", 0, NULL, "replace FILE when it exists" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command init_cli = {
-	"init", "[-o FILE] [--force]",
+	"init",
+	"[-o FILE] [--force]",
 	"Writes a commented starting sweep spec from what it sees. Inside a Slurm\n"
 	"allocation (SLURM_JOB_ID set): its nodes (SLURM_JOB_NODELIST), CPUs per node\n"
 	"(SLURM_CPUS_ON_NODE or SLURM_JOB_CPUS_PER_NODE), and DPUs: nodes of the\n"
@@ -55,16 +57,16 @@ static const struct cli_command init_cli = {
 struct machine {
 	int slurm;
 	char *job_id;
-	struct strvec nodes;	/* host nodes, in rank order */
-	unsigned cpus;		/* per host node */
+	struct strvec nodes; /* host nodes, in rank order */
+	unsigned cpus;	     /* per host node */
 	/* The layout per node that fits cpus (fit_layout()): host ranks, cores
 	 * kept for onload workers (0: none, workers on DPUs only), and whether
 	 * even the smallest layout needs more ranks than CPUs (overcommit). */
 	unsigned ppn, keep;
-	int short_of, overcommit;	/* short_of: fewer CPUs than a sweep wants */
-	char *dpu_suffix;	/* NULL: no DPU found */
+	int short_of, overcommit; /* short_of: fewer CPUs than a sweep wants */
+	char *dpu_suffix;	  /* NULL: no DPU found */
 	unsigned dpu_cores;
-	char *kernel;		/* the host binary's path */
+	char *kernel; /* the host binary's path */
 };
 
 static unsigned online_cpus(void)
@@ -219,7 +221,8 @@ static int see_slurm(struct machine *m)
 		list = getenv("SLURM_NODELIST");
 	if (!list || !*list) {
 		error("SLURM_JOB_ID is set (%s) but SLURM_JOB_NODELIST is not: "
-		      "run 'sweetspot init' inside the allocation (salloc, sbatch)", m->job_id);
+		      "run 'sweetspot init' inside the allocation (salloc, sbatch)",
+		      m->job_id);
 		goto out;
 	}
 	if (hostlist_expand(list, &all, err, sizeof(err))) {
@@ -240,8 +243,8 @@ static void see_local(struct machine *m)
 {
 	char name[HOST_NAME_MAX + 1], err[256];
 
-	if (gethostname(name, sizeof(name)) || (name[sizeof(name) - 1] = '\0',
-						 hostname_check(name, err, sizeof(err))))
+	if (gethostname(name, sizeof(name)) ||
+	    (name[sizeof(name) - 1] = '\0', hostname_check(name, err, sizeof(err))))
 		strcpy(name, "localhost");
 	strvec_push(&m->nodes, name);
 	m->cpus = online_cpus();
@@ -315,7 +318,8 @@ static void advise(const struct machine *m, const char *out)
 	const char *on = getenv("SLURM_CPUS_ON_NODE"), *per = getenv("SLURM_JOB_CPUS_PER_NODE");
 	size_t n = m->nodes.nr;
 
-	fprintf(stderr, "sweetspot: init: job %s has %u CPU%s per node (%s=%s), fewer than a sweep "
+	fprintf(stderr,
+		"sweetspot: init: job %s has %u CPU%s per node (%s=%s), fewer than a sweep "
 		"wants:\n%d per node, 2 host ranks and 1 core for onload workers, and more to vary "
 		"the layout.\nAsk Slurm for them, then run 'sweetspot init' again in the new "
 		"allocation:\n"
@@ -324,60 +328,81 @@ static void advise(const struct machine *m, const char *out)
 		"  salloc -N %zu -c N                   N CPUs for the one task per node\n",
 		m->job_id, m->cpus, m->cpus == 1 ? "" : "s",
 		on && *on ? "SLURM_CPUS_ON_NODE" : "SLURM_JOB_CPUS_PER_NODE",
-		on && *on ? on : per ? per : "?", INIT_MIN_CPUS, n, n, n);
+		on && *on ? on :
+		per	  ? per :
+			    "?",
+		INIT_MIN_CPUS, n, n, n);
 	if (m->overcommit)
-		fprintf(stderr, "%s: no layout fits %u CPU; it holds the smallest, a host rank and a "
-			"worker per node,\n2 ranks per CPU (srun --overcommit): it runs, but slowly.\n",
+		fprintf(stderr,
+			"%s: no layout fits %u CPU; it holds the smallest, a host rank and a "
+			"worker per node,\n2 ranks per CPU (srun --overcommit): it runs, but "
+			"slowly.\n",
 			out, m->cpus);
 	else if (m->keep)
-		fprintf(stderr, "%s fits the %u CPUs seen: 1 host rank and 1 worker core per node.\n",
-			out, m->cpus);
+		fprintf(stderr,
+			"%s fits the %u CPUs seen: 1 host rank and 1 worker core per node.\n", out,
+			m->cpus);
 	else
-		fprintf(stderr, "%s fits the %u CPU%s seen: %u host rank%s per node, workers on the "
-			"DPUs only.\n", out, m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
-			m->ppn == 1 ? "" : "s");
+		fprintf(stderr,
+			"%s fits the %u CPU%s seen: %u host rank%s per node, workers on the "
+			"DPUs only.\n",
+			out, m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->ppn == 1 ? "" : "s");
 }
 
 static void write_system(const struct machine *m, FILE *f)
 {
-	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr, HOSTLIST_SUFFIX);
+	char *list = hostlist_compress((const char *const *)m->nodes.v, m->nodes.nr,
+				       HOSTLIST_SUFFIX);
 
 	fprintf(f, "system = {\n\tname = \"%s\";\n", m->slurm ? "cluster" : "local");
-	fprintf(f, "\t# %s\n\tnodes = \"%s\";\n", m->slurm ?
-		"the allocation's nodes (SLURM_JOB_NODELIST), in rank order" :
-		"this machine", list);
+	fprintf(f, "\t# %s\n\tnodes = \"%s\";\n",
+		m->slurm ? "the allocation's nodes (SLURM_JOB_NODELIST), in rank order" :
+			   "this machine",
+		list);
 	if (m->overcommit)
-		fprintf(f, "\t# %u CPU per node: too few for a host rank and a worker; 1 of each,\n"
+		fprintf(f,
+			"\t# %u CPU per node: too few for a host rank and a worker; 1 of each,\n"
 			"\t# 2 ranks per CPU (--overcommit below). Ask Slurm for more CPUs\n"
-			"\t# (salloc --exclusive, -c N or --ntasks-per-node=N) and init again.\n", m->cpus);
+			"\t# (salloc --exclusive, -c N or --ntasks-per-node=N) and init again.\n",
+			m->cpus);
 	else if (m->keep)
-		fprintf(f, "\t# %u CPU%s per node: %u host rank%s, and %u core%s kept for onload workers\n",
+		fprintf(f,
+			"\t# %u CPU%s per node: %u host rank%s, and %u core%s kept for onload "
+			"workers\n",
 			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->ppn == 1 ? "" : "s", m->keep,
 			m->keep == 1 ? "" : "s");
 	else
-		fprintf(f, "\t# %u CPU%s per node: %u host rank%s; none left for onload workers,\n"
-			"\t# the workers go on the DPUs only\n", m->cpus, m->cpus == 1 ? "" : "s", m->ppn,
-			m->ppn == 1 ? "" : "s");
+		fprintf(f,
+			"\t# %u CPU%s per node: %u host rank%s; none left for onload workers,\n"
+			"\t# the workers go on the DPUs only\n",
+			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->ppn == 1 ? "" : "s");
 	fprintf(f, "\tppn = %u;\n", m->ppn);
 	if (m->dpu_suffix)
-		fprintf(f, "\t# each node's DPU is its name plus \"%s\"; cores: %s\n"
-			"\tdpu = { suffix = \"%s\"; cores = %u; };\n", m->dpu_suffix,
+		fprintf(f,
+			"\t# each node's DPU is its name plus \"%s\"; cores: %s\n"
+			"\tdpu = { suffix = \"%s\"; cores = %u; };\n",
+			m->dpu_suffix,
 			m->dpu_cores == INIT_DPU_CORES ? "check (8 assumed)" : "as sinfo reports",
 			m->dpu_suffix, m->dpu_cores);
 	if (m->keep)
 		fprintf(f, "\tonload = { cores = %u; };\n", m->keep);
-	fprintf(f, "\t# the kernel built for the hosts (a relative path is taken from\n"
-		"\t# this file's folder)\n\thost_bin = \"%s\";\n", m->kernel);
+	fprintf(f,
+		"\t# the kernel built for the hosts (a relative path is taken from\n"
+		"\t# this file's folder)\n\thost_bin = \"%s\";\n",
+		m->kernel);
 	if (m->dpu_suffix)
-		fprintf(f, "\t# the kernel built for the DPUs' Arm cores: put its path here\n"
-			"\tdpu_bin = \"%s\";\n", m->kernel);
+		fprintf(f,
+			"\t# the kernel built for the DPUs' Arm cores: put its path here\n"
+			"\tdpu_bin = \"%s\";\n",
+			m->kernel);
 	if (m->slurm)
 		fprintf(f, "\tlauncher = \"srun\";\t\t# srun | mpirun | mpirun_rsh\n%s",
 			m->overcommit ? "\tlauncher_args = [ \"--overcommit\" ];\n" : "");
 	else
 		fputs("\tlauncher = \"mpirun\";\t\t# srun | mpirun | mpirun_rsh\n"
 		      "\t# more ranks than cores is allowed (a slow but working sweep)\n"
-		      "\tlauncher_args = [ \"--oversubscribe\" ];\n", f);
+		      "\tlauncher_args = [ \"--oversubscribe\" ];\n",
+		      f);
 	fputs("};\n\n", f);
 	free(list);
 }
@@ -391,15 +416,19 @@ static void write_sweep(const struct machine *m, FILE *f)
 		most = m->dpu_cores < m->ppn ? m->dpu_cores : m->ppn;
 	fputs("sweep = {\n\tcollectives = [ \"bcast\", \"gather\", \"allgather\" ];\n"
 	      "\t# algorithms = [ \"direct\", \"leader\", \"allin\" ];\t# default: all that apply\n"
-	      "\tassignments = [ \"block\", \"cyclic\" ];\t# and \"locality\"\n", f);
+	      "\tassignments = [ \"block\", \"cyclic\" ];\t# and \"locality\"\n",
+	      f);
 	fprintf(f, "\tsizes = \"%s\";\t\t# a power-of-two range, or [ \"256K\", \"1M\" ]\n",
 		m->slurm ? "64K:4M" : "4K:64K");
 	fputs("\t# workers per node (per DPU, or per node's reserved cores); without\n"
-	      "\t# 'workers', each WPN is tried on 1, 2, 4 ... nodes\n\twpn = ", f);
+	      "\t# 'workers', each WPN is tried on 1, 2, 4 ... nodes\n\twpn = ",
+	      f);
 	put_pow2(f, most);
 	fprintf(f, ";\n\tplacement = [ %s%s%s ];\n", m->dpu_suffix ? "\"dpu\"" : "",
 		m->dpu_suffix && m->keep ? ", " : "", m->keep ? "\"onload\"" : "");
-	fprintf(f, "\titerations = %u;\n\twarmup = %u;\n\trepetitions = 3;\t# launches per layout, for the spread\n"
+	fprintf(f,
+		"\titerations = %u;\n\twarmup = %u;\n\trepetitions = 3;\t# launches per layout, "
+		"for the spread\n"
 		"\ttime_limit = %u;\t# seconds per launch\n\ttransport = \"auto\";\t"
 		"# verbs where there is an RDMA device, else rma\n};\n",
 		m->slurm ? 100 : 20, m->slurm ? 10 : 2, m->slurm ? 600 : 120);
@@ -409,13 +438,14 @@ static int write_spec(void *ctx, FILE *f)
 {
 	const struct machine *m = ctx;
 
-	fprintf(f, "# A sweep spec written by 'sweetspot init' from %s.\n"
+	fprintf(f,
+		"# A sweep spec written by 'sweetspot init' from %s.\n"
 		"# Check it with 'sweetspot plan FILE'; measure with 'sweetspot %s FILE'.\n"
 		"# Every setting: man 5 sweetspot.cfg.\n\n",
 		m->slurm ? "a Slurm allocation" : "this machine", m->slurm ? "submit" : "run");
 	if (m->slurm)
-		fprintf(f, "# Seen in job %s: %zu node%s of %u CPU%s%s.\n\n", m->job_id, m->nodes.nr,
-			m->nodes.nr == 1 ? "" : "s", m->cpus, m->cpus == 1 ? "" : "s",
+		fprintf(f, "# Seen in job %s: %zu node%s of %u CPU%s%s.\n\n", m->job_id,
+			m->nodes.nr, m->nodes.nr == 1 ? "" : "s", m->cpus, m->cpus == 1 ? "" : "s",
 			m->dpu_suffix ? ", each with a DPU" : "");
 	write_system(m, f);
 	write_sweep(m, f);
@@ -433,8 +463,12 @@ int cmd_init(int argc, char **argv)
 	cli_begin(&c, &init_cli, argc, argv);
 	while ((o = cli_next(&c)) >= 0)
 		switch (o) {
-		case OPT_OUTPUT: out = c.arg; break;
-		case OPT_FORCE: force = 1; break;
+		case OPT_OUTPUT:
+			out = c.arg;
+			break;
+		case OPT_FORCE:
+			force = 1;
+			break;
 		}
 	if (o != CLI_END)
 		return cli_status(o);
@@ -459,7 +493,8 @@ int cmd_init(int argc, char **argv)
 		goto out;
 	printf("wrote %s (%s: %zu node%s, %u CPU%s each%s)\n", out,
 	       m.slurm ? "Slurm allocation" : "this machine", m.nodes.nr,
-	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.cpus == 1 ? "" : "s", m.dpu_suffix ? ", DPUs" : "");
+	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.cpus == 1 ? "" : "s",
+	       m.dpu_suffix ? ", DPUs" : "");
 	printf("next: sweetspot plan %s\n", out);
 	status = 0;
 out:

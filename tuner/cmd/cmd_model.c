@@ -32,20 +32,24 @@ static const struct cli_option model_opts[] = {
 	{ "wpn", 0, "LIST", "with --nodes: workers per node, e.g. 1,2,4,8 (default: the spec's)" },
 	{ "launcher", 0, "L", "calibration launcher (default as for run)" },
 	{ "recalibrate", 0, NULL, "calibrate again even when the database holds parameters" },
-	{ "smpi", 0, NULL, "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
+	{ "smpi", 0, NULL,
+	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
 	{ "dry-run", 0, NULL, "with --smpi: print the smpirun commands, run nothing" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command model_cmd = {
-	"model", "SPEC [--check] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] [--wpn LIST]] [--db FILE]",
+	"model",
+	"SPEC [--check] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] [--wpn LIST]] "
+	"[--db FILE]",
 	"Predicts every point of SPEC by simulating the kernel's schedules with parameters\n"
 	"calibrated from at most three launches (stored as the run SPEC:model, and the\n"
 	"parameters in the table model_params). --smpi runs the SMPI build of the kernel\n"
 	"(make smpi) under smpirun on a SimGrid platform made from those parameters,\n"
 	"for the plan's layouts or the --nodes machine, stored as the run SPEC:smpi.",
-	model_opts, "Exit status: 0 done, 1 failure, 2 bad usage or input.\n",
+	model_opts,
+	"Exit status: 0 done, 1 failure, 2 bad usage or input.\n",
 };
 
 enum { O_DB, O_CHECK, O_JSON, O_CSV, O_NODES, O_PPN, O_WPN, O_LAUNCHER, O_RECAL, O_SMPI, O_DRY };
@@ -107,11 +111,14 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "mode", json_string("offload"));
 	json_object_set_new(j, "bytes", json_integer((json_int_t)o->pt.m));
 	/* The point's other axes, null where they do not apply (as results). */
-	json_object_set_new(j, "dtype", coll_is_reduction(o->pt.coll) ?
-				json_string(dtype_names[o->pt.dt]) : json_null());
-	json_object_set_new(j, "op", coll_is_reduction(o->pt.coll) ?
-				json_string(redop_names[o->pt.op]) : json_null());
-	json_object_set_new(j, "chunk", o->pt.chunk ? json_integer((json_int_t)o->pt.chunk) : json_null());
+	json_object_set_new(j, "dtype",
+			    coll_is_reduction(o->pt.coll) ? json_string(dtype_names[o->pt.dt]) :
+							    json_null());
+	json_object_set_new(j, "op",
+			    coll_is_reduction(o->pt.coll) ? json_string(redop_names[o->pt.op]) :
+							    json_null());
+	json_object_set_new(j, "chunk",
+			    o->pt.chunk ? json_integer((json_int_t)o->pt.chunk) : json_null());
 	json_object_set_new(j, "window", o->pt.window ? json_integer(o->pt.window) : json_null());
 	json_object_set_new(j, "radix", o->pt.radix ? json_integer(o->pt.radix) : json_null());
 	json_object_set_new(j, "hosts", json_integer(o->mc.nodes * o->mc.ppn));
@@ -174,17 +181,20 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 			snprintf(wi, sizeof(wi), "%d", o->pt.window);
 		if (o->pt.radix)
 			snprintf(rx, sizeof(rx), "%d", o->pt.radix);
-		printf("%s,%s,%s,%s,%zu,%d,%d,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%s,%s,%s,%s,%s,"
-		       "true\n", o->layout, coll_names[o->pt.coll], alg_names[o->pt.alg],
+		printf("%s,%s,%s,%s,%zu,%d,%d,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%s,%s,"
+		       "%s,%s,%s,"
+		       "true\n",
+		       o->layout, coll_names[o->pt.coll], alg_names[o->pt.alg],
 		       asg_names[o->pt.asg], o->pt.m, o->mc.nodes * o->mc.ppn, o->mc.W, o->mc.wpn,
-		       o->mc.dpu ? "dpu" : "onload", o->mc.nodes, o->mc.ppn, pr->ref_us, pr->comm_us,
-		       pr->compute_us, pr->total_us, pr->oe_measured, pr->oe_paper, pr->oe_measured_sd,
-		       red ? dtype_names[o->pt.dt] : "", red ? redop_names[o->pt.op] : "", ch, wi, rx);
+		       o->mc.dpu ? "dpu" : "onload", o->mc.nodes, o->mc.ppn, pr->ref_us,
+		       pr->comm_us, pr->compute_us, pr->total_us, pr->oe_measured, pr->oe_paper,
+		       pr->oe_measured_sd, red ? dtype_names[o->pt.dt] : "",
+		       red ? redop_names[o->pt.op] : "", ch, wi, rx);
 	} else
-		printf("%-28s %-10s %-9s %-9s %9zu %10.2f %10.2f %10.2f %7.2f +-%5.2f%s\n", o->layout,
-		       coll_names[o->pt.coll], alg_names[o->pt.alg], asg_names[o->pt.asg], o->pt.m,
-		       pr->ref_us, pr->comm_us, pr->total_us, pr->oe_measured, pr->oe_measured_sd,
-		       axes_text(&o->pt));
+		printf("%-28s %-10s %-9s %-9s %9zu %10.2f %10.2f %10.2f %7.2f +-%5.2f%s\n",
+		       o->layout, coll_names[o->pt.coll], alg_names[o->pt.alg],
+		       asg_names[o->pt.asg], o->pt.m, pr->ref_us, pr->comm_us, pr->total_us,
+		       pr->oe_measured, pr->oe_measured_sd, axes_text(&o->pt));
 	return 0;
 }
 
@@ -204,9 +214,12 @@ static struct layout *big_layouts(const struct model_args *a, const struct spec 
 
 		if (!wpn || *n == 64)
 			continue;
-		*x = (struct layout){ .nodes = (unsigned)a->nodes, .ppn = ppn,
-				      .hosts = (unsigned)a->nodes * ppn, .workers = (unsigned)a->nodes * wpn,
-				      .wpn = wpn, .placement = s->placements[0] };
+		*x = (struct layout){ .nodes = (unsigned)a->nodes,
+				      .ppn = ppn,
+				      .hosts = (unsigned)a->nodes * ppn,
+				      .workers = (unsigned)a->nodes * wpn,
+				      .wpn = wpn,
+				      .placement = s->placements[0] };
 		layout_set_id(x);
 		x->points = spec_pairs(s) * s->assignments.nr * s->nsizes;
 		if (x->workers <= x->hosts)
@@ -220,9 +233,9 @@ static void print_best(const struct out *o, FILE *f)
 {
 	fprintf(f, "# predicted sweet spot (highest oe_measured; ties to fewer workers):\n");
 	for (size_t i = 0; i < o->nbest; i++)
-		fprintf(f, "#   %-10s %9llu B: %-28s W=%d WPN=%d oe_measured %.2f\n", o->best[i].coll,
-			(unsigned long long)o->best[i].bytes, o->best[i].layout, o->best[i].workers,
-			o->best[i].wpn, o->best[i].oe);
+		fprintf(f, "#   %-10s %9llu B: %-28s W=%d WPN=%d oe_measured %.2f\n",
+			o->best[i].coll, (unsigned long long)o->best[i].bytes, o->best[i].layout,
+			o->best[i].workers, o->best[i].wpn, o->best[i].oe);
 }
 
 static int predict_all(const struct model_args *a, const struct spec *s, const struct plan *p,
@@ -241,7 +254,8 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 	if (!nl)
 		ret = error("model: no layout to predict (W <= H at every WPN?)");
 	if (a->csv)
-		printf("layout,collective,algorithm,assignment,bytes,hosts,workers,wpn,placement,nodes,ppn,"
+		printf("layout,collective,algorithm,assignment,bytes,hosts,workers,wpn,placement,"
+		       "nodes,ppn,"
 		       "ref_us,comm_us,compute_us,total_us,oe_measured,oe_paper,oe_measured_sd,"
 		       "dtype,op,chunk,window,radix,predicted\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -252,7 +266,8 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 		json_dumpf(out.arr, stdout, JSON_INDENT(1));
 	if (!ret)
 		print_best(&out, a->json || a->csv ? stderr : stdout);
-	fprintf(stderr, "# model: %zu points, %zu operations simulated in %.3f s\n", out.points, out.ops,
+	fprintf(stderr, "# model: %zu points, %zu operations simulated in %.3f s\n", out.points,
+		out.ops,
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (a->nodes)
 		free(ls);
@@ -271,8 +286,8 @@ static int smpi_all(const struct model_args *a, struct store *st, const struct s
 
 	if (a->nodes)
 		ls = big_layouts(a, s, &nl);
-	rc = nl ? model_smpi_run(a->path, a->db, st, s, ls, nl, mp, a->dry)
-		: error("model: no layout to run (W <= H at every WPN?)");
+	rc = nl ? model_smpi_run(a->path, a->db, st, s, ls, nl, mp, a->dry) :
+		  error("model: no layout to run (W <= H at every WPN?)");
 	if (a->nodes)
 		free(ls);
 	return rc ? 1 : 0;
@@ -286,17 +301,41 @@ static int parse(int argc, char **argv, struct model_args *a)
 	cli_begin(&c, &model_cmd, argc, argv);
 	while ((r = cli_next(&c)) >= 0)
 		switch (r) {
-		case O_DB: a->db = c.arg; break;
-		case O_CHECK: a->check = 1; break;
-		case O_JSON: a->json = 1; break;
-		case O_CSV: a->csv = 1; break;
-		case O_NODES: if (cli_uint(&c, 1, 1u << 20, &a->nodes)) return EXIT_USAGE; break;
-		case O_PPN: if (cli_uint(&c, 1, 4096, &a->ppn)) return EXIT_USAGE; break;
-		case O_WPN: a->wpn = c.arg; break;
-		case O_LAUNCHER: a->launcher = c.arg; break;
-		case O_RECAL: a->recal = 1; break;
-		case O_SMPI: a->smpi = 1; break;
-		case O_DRY: a->dry = 1; break;
+		case O_DB:
+			a->db = c.arg;
+			break;
+		case O_CHECK:
+			a->check = 1;
+			break;
+		case O_JSON:
+			a->json = 1;
+			break;
+		case O_CSV:
+			a->csv = 1;
+			break;
+		case O_NODES:
+			if (cli_uint(&c, 1, 1u << 20, &a->nodes))
+				return EXIT_USAGE;
+			break;
+		case O_PPN:
+			if (cli_uint(&c, 1, 4096, &a->ppn))
+				return EXIT_USAGE;
+			break;
+		case O_WPN:
+			a->wpn = c.arg;
+			break;
+		case O_LAUNCHER:
+			a->launcher = c.arg;
+			break;
+		case O_RECAL:
+			a->recal = 1;
+			break;
+		case O_SMPI:
+			a->smpi = 1;
+			break;
+		case O_DRY:
+			a->dry = 1;
+			break;
 		}
 	if (r != CLI_END)
 		return cli_status(r);
@@ -306,7 +345,8 @@ static int parse(int argc, char **argv, struct model_args *a)
 	if (a->json && a->csv)
 		return cli_usage_error(&model_cmd, "--json and --csv: one of them"), EXIT_USAGE;
 	if (a->dry && (!a->smpi || a->check))
-		return cli_usage_error(&model_cmd, "--dry-run goes with --smpi (not --check)"), EXIT_USAGE;
+		return cli_usage_error(&model_cmd, "--dry-run goes with --smpi (not --check)"),
+		       EXIT_USAGE;
 	if ((a->ppn || a->wpn) && !a->nodes)
 		return cli_usage_error(&model_cmd, "--ppn and --wpn go with --nodes"), EXIT_USAGE;
 	return -1;
@@ -337,15 +377,19 @@ int cmd_model(int argc, char **argv)
 	have = a.recal ? 0 : store_model_load(st, key, spec.hash, &mp, &run);
 	if (have < 0 || (!have && model_calibrate(a.path, key, a.db, l, st, &mp)))
 		goto out;
-	fprintf(stderr, "# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "
-		"shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g us, reduce %.3g us/B, poll %.3g us\n",
-		mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L, mp.path[PATH_SHM].g_read,
-		mp.path[PATH_SHM].g_write, mp.path[PATH_SHM].g_share, mp.o, mp.g_reduce, mp.poll);
+	fprintf(stderr,
+		"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "
+		"shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g us, reduce %.3g "
+		"us/B, poll %.3g us\n",
+		mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L,
+		mp.path[PATH_SHM].g_read, mp.path[PATH_SHM].g_write, mp.path[PATH_SHM].g_share,
+		mp.o, mp.g_reduce, mp.poll);
 	if (a.smpi && !a.check)
 		status = smpi_all(&a, st, &spec, &plan, &mp);
 	else
-		status = a.check ? model_check(a.path, st, &spec, &mp, a.json, a.smpi ? "smpi" : NULL)
-				 : predict_all(&a, &spec, &plan, &mp);
+		status = a.check ? model_check(a.path, st, &spec, &mp, a.json,
+					       a.smpi ? "smpi" : NULL) :
+				   predict_all(&a, &spec, &plan, &mp);
 out:
 	free(key);
 	store_close(st);

@@ -19,14 +19,16 @@
 enum { OPT_JSON, NOPTS };
 
 static const struct cli_option plan_options[NOPTS + 1] = {
-	[OPT_JSON] = { "json", 0, NULL, "one JSON object: spec, hash, system, repetitions, layouts[]\n"
+	[OPT_JSON] = { "json", 0, NULL,
+		       "one JSON object: spec, hash, system, repetitions, layouts[]\n"
 		       "(each with point_list[]: the point's axes and the cost of its\n"
 		       "schedule), points, launches, measurements, skipped" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command plan_cli = {
-	"plan", "SPEC [--json]",
+	"plan",
+	"SPEC [--json]",
 	"Reads the sweep spec SPEC and prints the layouts it expands to, in the\n"
 	"order they are measured, with the points each launch measures and the\n"
 	"totals. A layout id reads n<nodes>-ppn<PPN>-w<workers>-wpn<WPN>-<placement>.",
@@ -67,10 +69,13 @@ static int point_json(const struct point *pt, void *data)
 		pj->have = 1;
 	}
 	/* null: the kernel's builders have no such schedule yet. */
-	json_object_set_new(o, "cost", !pj->ok ? json_null() :
-		json_pack("{s:I, s:I, s:I, s:I}", "ops", (json_int_t)pj->cost.ops,
-			  "steps", (json_int_t)pj->cost.steps, "rank_bytes", (json_int_t)pj->cost.rank_bytes,
-			  "nic_bytes", (json_int_t)pj->cost.nic_bytes));
+	json_object_set_new(o, "cost",
+			    !pj->ok ? json_null() :
+				      json_pack("{s:I, s:I, s:I, s:I}", "ops",
+						(json_int_t)pj->cost.ops, "steps",
+						(json_int_t)pj->cost.steps, "rank_bytes",
+						(json_int_t)pj->cost.rank_bytes, "nic_bytes",
+						(json_int_t)pj->cost.nic_bytes));
 	json_array_append_new(pj->arr, o);
 	return 0;
 }
@@ -85,12 +90,14 @@ static int print_json(const struct spec *s, const struct plan *p)
 		struct point_json pj = { l, json_array(), { 0 }, { 0 }, 0, 0 };
 
 		plan_foreach_point(s, point_json, &pj);
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o}",
-			"id", l->id, "nodes", (json_int_t)l->nodes, "ppn", (json_int_t)l->ppn,
-			"hosts", (json_int_t)l->hosts, "workers", (json_int_t)l->workers,
-			"wpn", (json_int_t)l->wpn, "ranks", (json_int_t)layout_ranks(l),
-			"placement", placement_name(l->placement), "points", (json_int_t)l->points,
-			"point_list", pj.arr));
+		json_array_append_new(
+			arr,
+			json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:I, s:o}", "id", l->id,
+				  "nodes", (json_int_t)l->nodes, "ppn", (json_int_t)l->ppn, "hosts",
+				  (json_int_t)l->hosts, "workers", (json_int_t)l->workers, "wpn",
+				  (json_int_t)l->wpn, "ranks", (json_int_t)layout_ranks(l),
+				  "placement", placement_name(l->placement), "points",
+				  (json_int_t)l->points, "point_list", pj.arr));
 	}
 	json_object_set_new(o, "spec", json_string(s->path));
 	json_object_set_new(o, "hash", json_string(s->hash));
@@ -142,14 +149,16 @@ static void print_axes(const struct spec *s)
 
 static void print_people(const struct spec *s, const struct plan *p)
 {
-	char *nodes = hostlist_compress((const char *const *)s->nodes.v, s->nodes.nr, HOSTLIST_SUFFIX);
+	char *nodes = hostlist_compress((const char *const *)s->nodes.v, s->nodes.nr,
+					HOSTLIST_SUFFIX);
 	char sz[32], sz2[32];
 
 	printf("spec     %s (hash %s)\n", s->path, s->hash);
 	printf("system   %s: %zu nodes %s, %u PPN", s->name, s->nodes.nr, nodes, s->ppn);
 	free(nodes);
 	if (s->dpus.nr) {
-		char *dpus = hostlist_compress((const char *const *)s->dpus.v, s->dpus.nr, HOSTLIST_SUFFIX);
+		char *dpus = hostlist_compress((const char *const *)s->dpus.v, s->dpus.nr,
+					       HOSTLIST_SUFFIX);
 
 		printf(", DPUs %s with %u cores", dpus, s->dpu_cores);
 		free(dpus);
@@ -157,7 +166,8 @@ static void print_people(const struct spec *s, const struct plan *p)
 	if (s->onload_cores)
 		printf(", %u onload cores per node", s->onload_cores);
 	printf("\nlauncher %s\n", launcher_name(s->launcher));
-	printf("points   per layout: %zu (collective, algorithm) x %zu assignments x %zu sizes (%s..%s)",
+	printf("points   per layout: %zu (collective, algorithm) x %zu assignments x %zu sizes "
+	       "(%s..%s)",
 	       spec_pairs(s), s->assignments.nr, s->nsizes,
 	       format_size(s->sizes[0], sz, sizeof(sz)),
 	       format_size(s->sizes[s->nsizes - 1], sz2, sizeof(sz2)));

@@ -23,16 +23,19 @@ enum { OPT_DB, OPT_CSV, OPT_RUN, OPT_OUTPUT, OPT_MODEL, NOPTS };
 
 static const struct cli_option plot_options[NOPTS + 1] = {
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
-	[OPT_CSV] = { "csv", 0, "FILE", "a replay table instead (sweetspot search --replay's format)" },
+	[OPT_CSV] = { "csv", 0, "FILE",
+		      "a replay table instead (sweetspot search --replay's format)" },
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },
 	[OPT_OUTPUT] = { "output", 'o', "DIR", "where the figures go (created)" },
-	[OPT_MODEL] = { "model", 0, NULL, "with SPEC: the model's predictions beside the measurements "
-		       "(model-*; parameters stored by 'sweetspot model SPEC')" },
+	[OPT_MODEL] = { "model", 0, NULL,
+			"with SPEC: the model's predictions beside the measurements "
+			"(model-*; parameters stored by 'sweetspot model SPEC')" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command plot_cli = {
-	"plot", "[--db FILE | --csv FILE] [--run ID] [--model] [SPEC] -o DIR",
+	"plot",
+	"[--db FILE | --csv FILE] [--run ID] [--model] [SPEC] -o DIR",
 	"Draws, per collective, algorithm and assignment, as PNG and SVG files in DIR\n"
 	"(with the data and gnuplot script beside them): the offload efficiency\n"
 	"against the number of workers, one line per message size (oe-*); the same\n"
@@ -125,7 +128,7 @@ static struct store_point *rows_as_points(const struct replay *rp, size_t *n)
 		p[i].key.bytes = r->bytes;
 		p[i].workers = (int)r->workers;
 		p[i].wpn = (int)r->wpn;
-		p[i].ppn = (int)r->ppn;		/* -1 when the table has none */
+		p[i].ppn = (int)r->ppn; /* -1 when the table has none */
 		p[i].nodes = (int)r->nodes;
 		p[i].valid = r->valid;
 		p[i].oe_measured = r->oe_measured;

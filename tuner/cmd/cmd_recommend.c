@@ -37,14 +37,16 @@ static const struct cli_option recommend_options[NOPTS + 1] = {
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest of SPEC" },
 	[OPT_COLLECTIVE] = { "collective", 0, "C", "only this collective" },
-	[OPT_FILES] = { "files", 0, "DIR", "where the launch files go (default: recommended/\n"
+	[OPT_FILES] = { "files", 0, "DIR",
+			"where the launch files go (default: recommended/\n"
 			"beside the database), one folder per layout" },
 	[OPT_JSON] = { "json", 0, NULL, "one JSON object: source, run, recommendations[]" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command recommend_cli = {
-	"recommend", "SPEC [--db FILE] [--run ID] [--collective C]\n[--files DIR] [--json]",
+	"recommend",
+	"SPEC [--db FILE] [--run ID] [--collective C]\n[--files DIR] [--json]",
 	"Recommends, for every collective and size band of SPEC, the configuration\n"
 	"(algorithm, assignment, workers, WPN, placement) with the highest offload\n"
 	"efficiency, from the results the database holds for SPEC; when it holds\n"
@@ -57,7 +59,6 @@ static const struct cli_command recommend_cli = {
 	"Exit status: 0 success, 1 failure, 2 bad usage or input (nothing measured\n"
 	"for a collective asked for, an empty database, a bad spec).",
 };
-
 
 struct recommend_args {
 	const char *path, *db, *coll, *files;
@@ -100,8 +101,8 @@ static int recommend_args(int argc, char **argv, struct recommend_args *a)
 		return CLI_BAD;
 	a->path = c.operands[0];
 	if (a->coll && !colls_find(a->coll)) {
-		cli_usage_error(&recommend_cli, "--collective: unknown collective '%s' (%s)", a->coll,
-				colls_names_list());
+		cli_usage_error(&recommend_cli, "--collective: unknown collective '%s' (%s)",
+				a->coll, colls_names_list());
 		return CLI_BAD;
 	}
 	return CLI_END;
@@ -153,8 +154,8 @@ static int ensure_results(const struct spec *s, const struct plan *p, const char
 		return -1;
 	ret = runner_search_run(s, p, spec_path, db, l, &opts, &res, &failed) ? -1 : 0;
 	if (!ret) {
-		fprintf(stderr, "sweetspot: adaptive search used %u launches of %u\n",
-			res.launches, res.grid_launches);
+		fprintf(stderr, "sweetspot: adaptive search used %u launches of %u\n", res.launches,
+			res.grid_launches);
 		search_result_release(&res);
 	}
 	return ret;
@@ -181,7 +182,7 @@ struct recommend {
 	struct store *st;	/* the database again, for the launches' commands */
 	char *root;		/* where the launch files go */
 	json_t *jo, *jrecs;	/* --json: the object and its recommendations */
-	long long uncalibrated;	/* points left out: calibrated false */
+	long long uncalibrated; /* points left out: calibrated false */
 	long long baseline;	/* the spec has only this baseline run: decided from it */
 };
 
@@ -207,8 +208,8 @@ struct band_out {
 	const char *coll;
 	const struct band *b;
 	const struct offload_choice *x;
-	char *dir;		/* its generated files; NULL when not in the plan */
-	char *cmd;		/* the measured command; NULL when none ended ok */
+	char *dir; /* its generated files; NULL when not in the plan */
+	char *cmd; /* the measured command; NULL when none ended ok */
 };
 
 static json_t *round_or_null(double v, int ok)
@@ -230,8 +231,8 @@ static size_t band_sizes(const struct recommend *r, const struct band_out *o,
 
 		/* The band's question (o->x's collective, dtype, op) at any size in it. */
 		q.bytes = o->x->key.bytes;
-		if (strcmp(c->key.collective, o->coll) || c->key.bytes < o->b->lo || c->key.bytes > o->b->hi ||
-		    point_cmp_question(&q, &o->x->key))
+		if (strcmp(c->key.collective, o->coll) || c->key.bytes < o->b->lo ||
+		    c->key.bytes > o->b->hi || point_cmp_question(&q, &o->x->key))
 			continue;
 		if (!*first)
 			*first = c;
@@ -243,37 +244,45 @@ static size_t band_sizes(const struct recommend *r, const struct band_out *o,
 static json_t *size_json(const struct offload_choice *c)
 {
 	json_t *j = json_pack("{s:I, s:s, s:s, s:I, s:I}", "bytes", (json_int_t)c->key.bytes,
-			      "verdict", c->verdict ? c->verdict : "undecided",
-			      "leader", c->leader ? c->leader : "",
-			      "launches", (json_int_t)c->launches, "repetitions", (json_int_t)c->reps);
+			      "verdict", c->verdict ? c->verdict : "undecided", "leader",
+			      c->leader ? c->leader : "", "launches", (json_int_t)c->launches,
+			      "repetitions", (json_int_t)c->reps);
 
 	json_object_set_new(j, "oe_measured", round_or_null(c->oe, 1));
-	json_object_set_new(j, "ci", json_pack("[o, o]", round_or_null(c->ci_lo, 1),
-					       round_or_null(c->ci_hi, 1)));
+	json_object_set_new(
+		j, "ci",
+		json_pack("[o, o]", round_or_null(c->ci_lo, 1), round_or_null(c->ci_hi, 1)));
 	json_object_set_new(j, "ci_exact", json_boolean(c->ci_exact));
-	json_object_set_new(j, "p_value", isfinite(c->p_value) ?
-			    json_real(round(c->p_value * 10000) / 10000) : json_null());
+	json_object_set_new(j, "p_value",
+			    isfinite(c->p_value) ? json_real(round(c->p_value * 10000) / 10000) :
+						   json_null());
 	json_object_set_new(j, "runner_up", c->runner_up ? json_string(c->runner_up) : json_null());
-	json_object_set_new(j, "noise", json_pack("{s:s, s:s, s:o, s:I}", "model",
-			    c->pooled ? "pooled" : "rank", "check", c->noise_check ? c->noise_check : "",
-			    "sd_log", isfinite(c->noise) ? json_real(round(c->noise * 1e5) / 1e5) :
-			    json_null(), "df", (json_int_t)c->noise_df));
+	json_object_set_new(
+		j, "noise",
+		json_pack("{s:s, s:s, s:o, s:I}", "model", c->pooled ? "pooled" : "rank", "check",
+			  c->noise_check ? c->noise_check : "", "sd_log",
+			  isfinite(c->noise) ? json_real(round(c->noise * 1e5) / 1e5) : json_null(),
+			  "df", (json_int_t)c->noise_df));
 	json_object_set_new(j, "more_launches", json_integer(c->more_launches));
-	json_object_set_new(j, "runner_up_oe", round_or_null(c->runner_up_oe, c->runner_up != NULL));
+	json_object_set_new(j, "runner_up_oe",
+			    round_or_null(c->runner_up_oe, c->runner_up != NULL));
 	json_object_set_new(j, "indifferent", json_string(c->indifferent ? c->indifferent : ""));
 	json_object_set_new(j, "offload_pays", json_string(c->pays ? c->pays : "unclear"));
 	json_object_set_new(j, "outliers", json_integer(c->outliers));
 	json_object_set_new(j, "unstable", json_boolean(c->unstable));
-	json_object_set_new(j, "gain", json_pack("[o, o, o]", round_or_null(c->gain, 1),
-						 round_or_null(c->gain_lo, 1), round_or_null(c->gain_hi, 1)));
+	json_object_set_new(j, "gain",
+			    json_pack("[o, o, o]", round_or_null(c->gain, 1),
+				      round_or_null(c->gain_lo, 1), round_or_null(c->gain_hi, 1)));
 	if (c->placement_cmp.have)
-		json_object_set_new(j, "placement", json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i}",
-			"dpu", c->dpu_best, "onload", c->onload_best,
-			"dpu_vs_onload", stats_verdict_name(c->placement_cmp.dpu_vs_onload),
-			"p_value", round_or_null(c->placement_cmp.p, 1),
-			"shift_oe", round_or_null(c->placement_cmp.shift, 1),
-			"dpu_cores_left", c->placement_cmp.dpu_cores_left,
-			"onload_cores_left", c->placement_cmp.onload_cores_left));
+		json_object_set_new(
+			j, "placement",
+			json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i}", "dpu", c->dpu_best,
+				  "onload", c->onload_best, "dpu_vs_onload",
+				  stats_verdict_name(c->placement_cmp.dpu_vs_onload), "p_value",
+				  round_or_null(c->placement_cmp.p, 1), "shift_oe",
+				  round_or_null(c->placement_cmp.shift, 1), "dpu_cores_left",
+				  c->placement_cmp.dpu_cores_left, "onload_cores_left",
+				  c->placement_cmp.onload_cores_left));
 	return j;
 }
 
@@ -282,12 +291,12 @@ static json_t *band_json(const struct recommend *r, const struct band_out *o)
 	const struct offload_choice *x = o->x, *first;
 	size_t n = band_sizes(r, o, &first);
 	json_t *sizes = json_array();
-	json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s}",
-		"collective", o->coll, "bytes_min", (json_int_t)o->b->lo,
-		"bytes_max", (json_int_t)o->b->hi, "algorithm", x->key.algorithm,
-		"assignment", x->key.assignment, "layout", x->layout,
-		"workers", (json_int_t)x->workers, "wpn", (json_int_t)x->wpn,
-		"placement", x->placement, "verdict", x->verdict ? x->verdict : "undecided");
+	json_t *j = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:I, s:s, s:s}", "collective",
+			      o->coll, "bytes_min", (json_int_t)o->b->lo, "bytes_max",
+			      (json_int_t)o->b->hi, "algorithm", x->key.algorithm, "assignment",
+			      x->key.assignment, "layout", x->layout, "workers",
+			      (json_int_t)x->workers, "wpn", (json_int_t)x->wpn, "placement",
+			      x->placement, "verdict", x->verdict ? x->verdict : "undecided");
 
 	if (point_has(x->key.dtype))
 		json_object_set_new(j, "dtype", json_string(x->key.dtype));
@@ -303,10 +312,12 @@ static json_t *band_json(const struct recommend *r, const struct band_out *o)
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(sizes, size_json(&first[i]));
 	json_object_set_new(j, "indifferent", json_string(x->indifferent ? x->indifferent : ""));
-	json_object_set_new(j, "p_value", isfinite(x->p_value) ?
-			    json_real(round(x->p_value * 10000) / 10000) : json_null());
-	json_object_set_new(j, "ci", json_pack("[o, o]", round_or_null(x->ci_lo, 1),
-					       round_or_null(x->ci_hi, 1)));
+	json_object_set_new(j, "p_value",
+			    isfinite(x->p_value) ? json_real(round(x->p_value * 10000) / 10000) :
+						   json_null());
+	json_object_set_new(
+		j, "ci",
+		json_pack("[o, o]", round_or_null(x->ci_lo, 1), round_or_null(x->ci_hi, 1)));
 	json_object_set_new(j, "launches", json_integer(x->launches));
 	json_object_set_new(j, "oe_measured", round_or_null(x->oe, 1));
 	json_object_set_new(j, "offload_pays", json_string(x->pays ? x->pays : "unclear"));
@@ -314,9 +325,10 @@ static json_t *band_json(const struct recommend *r, const struct band_out *o)
 	json_object_set_new(j, "files", o->dir ? json_string(o->dir) : json_null());
 	json_object_set_new(j, "command", o->cmd ? json_string(o->cmd) : json_null());
 	/* Which launch the command is: run's latest of the layout that ended ok. */
-	json_object_set_new(j, "command_launch", o->cmd ?
-			    json_pack("{s:I, s:s}", "run", (json_int_t)r->d.run, "layout", x->layout) :
-			    json_null());
+	json_object_set_new(
+		j, "command_launch",
+		o->cmd ? json_pack("{s:I, s:s}", "run", (json_int_t)r->d.run, "layout", x->layout) :
+			 json_null());
 	return j;
 }
 
@@ -331,18 +343,22 @@ static void verdict_print(const struct offload_choice *c)
 		printf("    best: significantly better than every other configuration");
 	else if (!strcmp(v, "tie"))
 		printf("    tie: %u configuration%s within %s of the best (not significantly "
-		       "different); this is the cheapest", c->nindifferent, c->nindifferent == 1 ? "" : "s",
-		       "the practical threshold");
+		       "different); this is the cheapest",
+		       c->nindifferent, c->nindifferent == 1 ? "" : "s", "the practical threshold");
 	else
-		printf("    undecided: %u configuration%s not shown worse than the best yet, none shown "
+		printf("    undecided: %u configuration%s not shown worse than the best yet, none "
+		       "shown "
 		       "as good; the cheapest of the best and those shown as good is chosen (more "
-		       "launches would tell)", c->nindifferent, c->nindifferent == 1 ? "" : "s");
+		       "launches would tell)",
+		       c->nindifferent, c->nindifferent == 1 ? "" : "s");
 	if (c->runner_up && isfinite(c->p_value))
-		printf("; best %s %.1f%%, runner-up %s %.1f%% (p=%.2g)", c->leader ? c->leader : "?",
-		       c->leader_oe, c->runner_up, c->runner_up_oe, c->p_value);
+		printf("; best %s %.1f%%, runner-up %s %.1f%% (p=%.2g)",
+		       c->leader ? c->leader : "?", c->leader_oe, c->runner_up, c->runner_up_oe,
+		       c->p_value);
 	putchar('\n');
 	if (c->nindifferent > 1)
-		printf("    not significantly worse than the best, cheapest first: %s\n", c->indifferent);
+		printf("    not significantly worse than the best, cheapest first: %s\n",
+		       c->indifferent);
 	if (isfinite(c->noise))
 		printf("    noise: %.1f%% per launch, pooled over the configurations (%u df); ",
 		       100 * c->noise, c->noise_df);
@@ -359,17 +375,21 @@ static void verdict_print(const struct offload_choice *c)
 		       c->more_launches);
 	else if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_launches)
 		printf("    a decision would take about %u more launches at this noise%s\n",
-		       c->more_launches, c->more_launches > 1000 ?
-		       " (none affordable: the difference is below what the noise resolves)" : "");
+		       c->more_launches,
+		       c->more_launches > 1000 ? " (none affordable: the difference is below what "
+						 "the noise resolves)" :
+						 "");
 }
 
 static void size_print(const struct offload_choice *c)
 {
 	char sz[32];
 
-	printf("  %s: oe_measured %.1f%% (median of %u launch%s); the best median %.1f%%, its 95%% CI"
-	       " [%.1f, %.1f]%s\n", format_size(c->key.bytes, sz, sizeof(sz)), c->oe, c->reps,
-	       c->reps == 1 ? "" : "es", c->leader_oe, c->ci_lo, c->ci_hi,
+	printf("  %s: oe_measured %.1f%% (median of %u launch%s); the best median %.1f%%, its 95%% "
+	       "CI"
+	       " [%.1f, %.1f]%s\n",
+	       format_size(c->key.bytes, sz, sizeof(sz)), c->oe, c->reps, c->reps == 1 ? "" : "es",
+	       c->leader_oe, c->ci_lo, c->ci_hi,
 	       c->ci_exact ? "" : " (too few launches for 95%: min..max)");
 	verdict_print(c);
 	if (c->unstable)
@@ -377,16 +397,20 @@ static void size_print(const struct offload_choice *c)
 		       "z-score), kept, not dropped: look at the machine before trusting it\n",
 		       c->outliers, c->reps);
 	else if (c->outliers)
-		printf("    %u of its %u launches flagged as outliers (kept)\n", c->outliers, c->reps);
+		printf("    %u of its %u launches flagged as outliers (kept)\n", c->outliers,
+		       c->reps);
 	if (isfinite(c->gain))
-		printf("    offloading pays: %s (host-only time / offloaded time %.2f, CI [%.2f, %.2f];"
-		       " reference %.1f + compute %.1f us vs %.1f us)\n", c->pays, c->gain,
-		       c->gain_lo, c->gain_hi, c->ref_us, c->compute_us, c->total_us);
+		printf("    offloading pays: %s (host-only time / offloaded time %.2f, CI [%.2f, "
+		       "%.2f];"
+		       " reference %.1f + compute %.1f us vs %.1f us)\n",
+		       c->pays, c->gain, c->gain_lo, c->gain_hi, c->ref_us, c->compute_us,
+		       c->total_us);
 	if (c->placement_cmp.have) {
 		const struct placement_cmp *pc = &c->placement_cmp;
 		const char *w = pc->dpu_vs_onload == STATS_BETTER ? "DPU wins" :
-				pc->dpu_vs_onload == STATS_WORSE ? "onload wins" :
-				pc->dpu_vs_onload == STATS_TIE ? "a tie" : "undecided";
+				pc->dpu_vs_onload == STATS_WORSE  ? "onload wins" :
+				pc->dpu_vs_onload == STATS_TIE	  ? "a tie" :
+								    "undecided";
 
 		printf("    DPU (%s) against onload (%s): %s, %+.1f points (p=%.2g)", c->dpu_best,
 		       c->onload_best, w, pc->shift, pc->p);
@@ -419,12 +443,15 @@ static void band_print(const struct recommend *r, const struct band_out *o)
 	       o->b->lo == o->b->hi ? "" : hi);
 	if (band_pays_not(first, n))
 		printf("offloading does not pay: keep %s on the host ranks (host-only %s)\n"
-		       "  the least bad offload: ", o->coll,
-		       decisions_has_mpi(&r->d, o->coll) ? "with Open MPI's fastest algorithm below" :
-		       "Open MPI's own choice; run 'sweetspot baseline' to pick its algorithm");
+		       "  the least bad offload: ",
+		       o->coll,
+		       decisions_has_mpi(&r->d, o->coll) ?
+			       "with Open MPI's fastest algorithm below" :
+			       "Open MPI's own choice; run 'sweetspot baseline' to pick its "
+			       "algorithm");
 	printf("%u worker%s (WPN %u, %s), %s algorithm, %s assignment: %s\n", x->workers,
-	       x->workers == 1 ? "" : "s", x->wpn, x->placement, x->key.algorithm, x->key.assignment,
-	       x->verdict ? x->verdict : "undecided");
+	       x->workers == 1 ? "" : "s", x->wpn, x->placement, x->key.algorithm,
+	       x->key.assignment, x->verdict ? x->verdict : "undecided");
 	printf("  layout %s\n", x->layout);
 	axes_print(x);
 	for (size_t i = 0; i < n; i++)
@@ -433,7 +460,8 @@ static void band_print(const struct recommend *r, const struct band_out *o)
 		printf("  files: %s/\n", o->dir);
 	if (o->cmd)
 		printf("  measured by the last launch of %s in run %lld that ended ok, with:\n"
-		       "  launch: %s\n", x->layout, r->d.run, o->cmd);
+		       "  launch: %s\n",
+		       x->layout, r->d.run, o->cmd);
 	else
 		printf("  launch: none of %s in run %lld ended ok: no command to repeat\n",
 		       x->layout, r->d.run);
@@ -490,18 +518,21 @@ static int recommend_bands(struct recommend *r)
 
 static json_t *mpi_json(const struct mpi_choice *m)
 {
-	json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:s, s:f}", "collective", m->collective,
-			      "ranks", (json_int_t)m->ranks, "bytes", (json_int_t)m->bytes,
-			      "algorithm", m->alg, "name", mpi_algorithm_name(m->collective, m->alg),
-			      "avg_us", round(m->avg_us * 100) / 100);
+	json_t *o = json_pack(
+		"{s:s, s:I, s:I, s:i, s:s, s:f}", "collective", m->collective, "ranks",
+		(json_int_t)m->ranks, "bytes", (json_int_t)m->bytes, "algorithm", m->alg, "name",
+		mpi_algorithm_name(m->collective, m->alg), "avg_us", round(m->avg_us * 100) / 100);
 
 	json_object_set_new(o, "default_us", round_or_null(m->default_us, isfinite(m->default_us)));
 	json_object_set_new(o, "verdict", json_string(m->verdict ? m->verdict : "undecided"));
-	json_object_set_new(o, "p_value", isfinite(m->p_value) ?
-			    json_real(round(m->p_value * 10000) / 10000) : json_null());
-	json_object_set_new(o, "ci", json_pack("[o, o]", round_or_null(m->ci_lo, 1),
-					       round_or_null(m->ci_hi, 1)));
-	json_object_set_new(o, "runner_up", m->runner_up >= 0 ? json_integer(m->runner_up) : json_null());
+	json_object_set_new(o, "p_value",
+			    isfinite(m->p_value) ? json_real(round(m->p_value * 10000) / 10000) :
+						   json_null());
+	json_object_set_new(
+		o, "ci",
+		json_pack("[o, o]", round_or_null(m->ci_lo, 1), round_or_null(m->ci_hi, 1)));
+	json_object_set_new(o, "runner_up",
+			    m->runner_up >= 0 ? json_integer(m->runner_up) : json_null());
 	json_object_set_new(o, "launches", json_integer(m->launches));
 	return o;
 }
@@ -524,13 +555,14 @@ static void recommend_mpi(struct recommend *r)
 			json_array_append_new(jm, mpi_json(m));
 			continue;
 		}
-		printf("  %-9s %3u ranks %6s: %s (%d), median %.1f us [%.1f, %.1f], %s", m->collective,
-		       m->ranks, format_size(m->bytes, sz, sizeof(sz)),
+		printf("  %-9s %3u ranks %6s: %s (%d), median %.1f us [%.1f, %.1f], %s",
+		       m->collective, m->ranks, format_size(m->bytes, sz, sizeof(sz)),
 		       mpi_algorithm_name(m->collective, m->alg), m->alg, m->avg_us, m->ci_lo,
 		       m->ci_hi, m->verdict ? m->verdict : "undecided");
 		if (m->runner_up >= 0)
 			printf(" (runner-up %s %.1f us, p=%.2g)",
-			       mpi_algorithm_name(m->collective, m->runner_up), m->runner_up_us, m->p_value);
+			       mpi_algorithm_name(m->collective, m->runner_up), m->runner_up_us,
+			       m->p_value);
 		if (isfinite(m->default_us) && m->alg)
 			printf("; Open MPI's own choice %.1f us", m->default_us);
 		printf("; %u launches over %u algorithms\n", m->launches, m->algorithms);
@@ -539,7 +571,8 @@ static void recommend_mpi(struct recommend *r)
 		json_object_set_new(r->jo, "mpi", jm);
 	else
 		printf("  files: sweetspot export --format ompi-rules|ompi-json|ucc|mca-params "
-		       "--db %s %s\n", r->a->db, r->a->path);
+		       "--db %s %s\n",
+		       r->a->db, r->a->path);
 }
 
 /* The spec, its results (searched for when there are none), the decisions
@@ -556,8 +589,8 @@ static int recommend_load(struct recommend *r)
 	if (decisions_from_db(a->db, a->run ? a->run : r->baseline, a->path, &r->d))
 		return EXIT_USAGE;
 	if (r->baseline && !decisions_has_mpi(&r->d, a->coll)) {
-		error("recommend: %s baseline run %lld holds no measurement%s%s", a->db, r->baseline,
-		      a->coll ? " of " : "", a->coll ? a->coll : "");
+		error("recommend: %s baseline run %lld holds no measurement%s%s", a->db,
+		      r->baseline, a->coll ? " of " : "", a->coll ? a->coll : "");
 		return EXIT_USAGE;
 	}
 	/* A baseline alone: the MPI library's algorithms, nothing offloaded. */
@@ -572,7 +605,8 @@ static int recommend_load(struct recommend *r)
 	}
 	if (store_open(a->db, STORE_RDONLY, &r->st))
 		return 1;
-	if (store_foreach_point(r->st, r->d.run, STORE_VALID_ONLY, count_uncalibrated, &r->uncalibrated))
+	if (store_foreach_point(r->st, r->d.run, STORE_VALID_ONLY, count_uncalibrated,
+				&r->uncalibrated))
 		return 1;
 	r->root = files_root(a->files, a->db);
 	return files_mkdir_p(r->root) ? 1 : 0;
@@ -581,8 +615,7 @@ static int recommend_load(struct recommend *r)
 int cmd_recommend(int argc, char **argv)
 {
 	struct recommend_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, 0, 0 };
-	struct recommend r = { .a = &a, .spec = SPEC_INIT, .plan = PLAN_INIT,
-			       .d = DECISIONS_INIT };
+	struct recommend r = { .a = &a, .spec = SPEC_INIT, .plan = PLAN_INIT, .d = DECISIONS_INIT };
 	int status;
 
 	status = recommend_args(argc, argv, &a);
@@ -602,7 +635,8 @@ int cmd_recommend(int argc, char **argv)
 		printf("Recommendation from %s, run %lld (%s)\n", a.db, r.d.run, a.path);
 		if (r.uncalibrated)
 			printf("%lld point%s left out: the compute phase missed its reference "
-			       "(calibrated: false)\n", r.uncalibrated, r.uncalibrated == 1 ? "" : "s");
+			       "(calibrated: false)\n",
+			       r.uncalibrated, r.uncalibrated == 1 ? "" : "s");
 	}
 	if (!r.baseline && recommend_bands(&r)) {
 		status = 1;
@@ -612,8 +646,9 @@ int cmd_recommend(int argc, char **argv)
 		recommend_mpi(&r);
 	if (a.json) {
 		json_object_set_new(r.jo, "recommendations", r.jrecs);
-		r.jrecs = NULL;	/* r.jo's now */
-		json_dumpf(r.jo, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		r.jrecs = NULL; /* r.jo's now */
+		json_dumpf(r.jo, stdout,
+			   JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		putchar('\n');
 	}
 out:

@@ -38,7 +38,8 @@ static const struct cli_option report_options[NOPTS + 1] = {
 };
 
 static const struct cli_command report_cli = {
-	"report", "-o DIR [--db FILE] [--run ID] [SPEC]",
+	"report",
+	"-o DIR [--db FILE] [--run ID] [SPEC]",
 	"Writes one static HTML page, DIR/index.html, with a sweep's answer: the\n"
 	"recommendation table (per collective and size: the choice, its verdict,\n"
 	"the 95% CI of the best median, p against the runner-up, the indifference\n"
@@ -71,11 +72,11 @@ struct report_launch {
 struct report {
 	const char *db, *spec, *dir;
 	long long run_id;
-	struct decisions d, base;	/* the run's; the baseline's (its mpi[]) */
-	long long base_run;		/* 0: no baseline */
+	struct decisions d, base; /* the run's; the baseline's (its mpi[]) */
+	long long base_run;	  /* 0: no baseline */
 	struct store *st;
 	struct store_run run;
-	struct strvec figures;		/* stems in DIR/figures, in the page's order */
+	struct strvec figures; /* stems in DIR/figures, in the page's order */
 	struct report_export exports[8];
 	size_t nexports;
 	struct report_launch *launches;
@@ -122,8 +123,8 @@ static int report_args(int argc, char **argv, struct report *r)
 /* The figures' order on the page: the paper's first, then per kind. */
 static int figure_rank(const char *stem)
 {
-	static const char *const kinds[] = { "paper-", "oe-", "wpn-", "placement-", "sched-",
-					     "runtime-", "model-" };
+	static const char *const kinds[] = { "paper-", "oe-",	   "wpn-",  "placement-",
+					     "sched-", "runtime-", "model-" };
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strncmp(stem, kinds[i], strlen(kinds[i])))
@@ -185,8 +186,10 @@ static void report_export(struct report *r, const char *file, const char *what, 
 	strvec_pushf(&av, "--db=%s", r->db);
 	strvec_pushf(&av, "--run=%lld", run);
 	strvec_pushv(&av, args);
-	if (cmd_export((int)av.nr, av.v) == 0 && r->nexports < sizeof(r->exports) / sizeof(r->exports[0]))
-		r->exports[r->nexports++] = (struct report_export){ xasprintf("export/%s", file), what };
+	if (cmd_export((int)av.nr, av.v) == 0 &&
+	    r->nexports < sizeof(r->exports) / sizeof(r->exports[0]))
+		r->exports[r->nexports++] = (struct report_export){ xasprintf("export/%s", file),
+								    what };
 	else
 		fprintf(stderr, "sweetspot: report: %s not written\n", out);
 	strvec_clear(&av);
@@ -200,24 +203,27 @@ static int report_exports(struct report *r)
 
 	if (ret)
 		goto out;
-	report_export(r, "sweetspot.profile", "sweetspot's own profile of the decisions "
-		      "(sweetspot export --profile reads it back)", r->d.run,
-		      (const char *const[]){ "--format=profile", NULL });
+	report_export(r, "sweetspot.profile",
+		      "sweetspot's own profile of the decisions "
+		      "(sweetspot export --profile reads it back)",
+		      r->d.run, (const char *const[]){ "--format=profile", NULL });
 	if (r->base_run) {
 		rules = xasprintf("%s/export/ompi-rules.conf", r->dir);
 		report_export(r, "ompi-rules.conf", "Open MPI coll/tuned rules from the baseline",
 			      r->base_run, (const char *const[]){ "--format=ompi-rules", NULL });
-		report_export(r, "mca-params.conf", "an mca-params.conf fragment loading the rules",
-			      r->base_run, (const char *const[]){ "--format=mca-params", "--rules",
-								  rules, NULL });
+		report_export(
+			r, "mca-params.conf", "an mca-params.conf fragment loading the rules",
+			r->base_run,
+			(const char *const[]){ "--format=mca-params", "--rules", rules, NULL });
 	}
-	report_export(r, "sweetspot.env", "shell variables: the best layout of each collective",
-		      r->d.run, (const char *const[]){ "--format=env", rules ? "--rules" : NULL,
-						       rules, NULL });
+	report_export(
+		r, "sweetspot.env", "shell variables: the best layout of each collective", r->d.run,
+		(const char *const[]){ "--format=env", rules ? "--rules" : NULL, rules, NULL });
 	if (r->spec)
-		report_export(r, "mpmd", "hostfiles and MPMD files of the recommended layout "
-			      "(a folder; commands in mpmd/commands)", r->d.run,
-			      (const char *const[]){ "--format=mpmd", r->spec, NULL });
+		report_export(r, "mpmd",
+			      "hostfiles and MPMD files of the recommended layout "
+			      "(a folder; commands in mpmd/commands)",
+			      r->d.run, (const char *const[]){ "--format=mpmd", r->spec, NULL });
 out:
 	free(rules);
 	free(dir);
@@ -258,7 +264,8 @@ static int add_launch(const struct store_launch *l, void *data)
 
 	r->launches = xrealloc(r->launches, (r->nlaunches + 1) * sizeof(*r->launches));
 	x = &r->launches[r->nlaunches++];
-	*x = (struct report_launch){ l->id, xstrdup(l->layout.id), NULL, NULL, l->repetition, l->ok,
+	*x = (struct report_launch){ l->id,    xstrdup(l->layout.id), NULL,
+				     NULL,     l->repetition,	      l->ok,
 				     l->wall_s };
 	if (l->ok)
 		x->status = xstrdup("ok");
@@ -283,7 +290,9 @@ static int report_launches(struct report *r)
 {
 	char *dir = xasprintf("%s/logs", r->dir);
 	int ret = files_remove_tree(dir) || files_mkdir_p(dir) ||
-		  store_foreach_launch(r->st, r->d.run, add_launch, r) ? -1 : 0;
+				  store_foreach_launch(r->st, r->d.run, add_launch, r) ?
+			  -1 :
+			  0;
 
 	free(dir);
 	return ret;
@@ -317,20 +326,30 @@ static void html(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
 		}
 	}
 }
 
 /* printf for the page: %s is escaped (html()); %d, %u, %lld and %% as
  * printf has them. The text of fmt is written as it is (it is HTML). */
-__attribute__((format(printf, 2, 3)))
-static void htmlf(FILE *f, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void htmlf(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -374,7 +393,8 @@ static void html_ci(FILE *f, double lo, double hi)
 static const char report_css[] =
 	"body{font-family:sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}"
 	"h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}"
-	"table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #ccc;padding:.3em .5em;"
+	"table{border-collapse:collapse;font-size:.9em}th,td{border:1px solid #ccc;padding:.3em "
+	".5em;"
 	"vertical-align:top;text-align:left}th{background:#f0f0f0}td.n{text-align:right}"
 	"code{font-size:.85em;word-break:break-all}td.set{max-width:22em;font-size:.85em}"
 	".best{color:#006d2c}.tie{color:#0072b2}.undecided{color:#d55e00}"
@@ -386,13 +406,18 @@ static void page_head(FILE *f, const struct report *r)
 {
 	const struct store_run *u = &r->run;
 
-	htmlf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<title>sweetspot report: run %lld of %s</title>\n", r->d.run, u->spec_path);
+	htmlf(f,
+	      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<title>sweetspot report: run %lld of %s</title>\n",
+	      r->d.run, u->spec_path);
 	fprintf(f, "<style>%s</style>\n</head>\n<body>\n", report_css);
-	htmlf(f, "<h1>sweetspot report: run %lld</h1>\n<dl>\n<dt>spec</dt><dd>%s</dd>\n"
-	      "<dt>database</dt><dd>%s</dd>\n<dt>measured</dt><dd>%s &ndash; %s on %s with %s (%s)</dd>\n"
+	htmlf(f,
+	      "<h1>sweetspot report: run %lld</h1>\n<dl>\n<dt>spec</dt><dd>%s</dd>\n"
+	      "<dt>database</dt><dd>%s</dd>\n<dt>measured</dt><dd>%s &ndash; %s on %s with %s "
+	      "(%s)</dd>\n"
 	      "<dt>written by</dt><dd>sweetspot %s; again with <code>sweetspot report --db %s "
-	      "--run %lld -o DIR</code></dd>\n</dl>\n", r->d.run, u->spec_path, r->db, u->started,
+	      "--run %lld -o DIR</code></dd>\n</dl>\n",
+	      r->d.run, u->spec_path, r->db, u->started,
 	      u->finished ? u->finished : "(not finished)", u->host, u->launcher, u->status,
 	      SWEETSPOT_VERSION, r->db, r->d.run);
 }
@@ -405,18 +430,23 @@ static void decision_row(FILE *f, const struct report *r, const struct offload_c
 	int dt = point_has(c->key.dtype);
 
 	htmlf(f, "<tr><td>%s%s%s%s%s</td><td class=\"n\">%s</td>", c->key.collective, dt ? " " : "",
-	      dt ? c->key.dtype : "", dt ? " " : "", dt ? c->key.op : "", format_size(c->key.bytes, sz, sizeof(sz)));
-	htmlf(f, "<td>%u worker%s (WPN %u, %s), %s, %s assignment<br><small>layout %s</small></td>"
-	      "<td class=\"n\">", c->workers, c->workers == 1 ? "" : "s", c->wpn, c->placement,
-	      c->key.algorithm, c->key.assignment, c->layout);
+	      dt ? c->key.dtype : "", dt ? " " : "", dt ? c->key.op : "",
+	      format_size(c->key.bytes, sz, sizeof(sz)));
+	htmlf(f,
+	      "<td>%u worker%s (WPN %u, %s), %s, %s assignment<br><small>layout %s</small></td>"
+	      "<td class=\"n\">",
+	      c->workers, c->workers == 1 ? "" : "s", c->wpn, c->placement, c->key.algorithm,
+	      c->key.assignment, c->layout);
 	html_num(f, "%.1f%%", c->oe);
 	htmlf(f, " (%u)</td><td class=\"%s\">%s</td>", c->reps, v, v);
 	html_ci(f, c->ci_lo, c->ci_hi);
-	fputs(c->ci_exact ? "</td><td class=\"n\">" :
-	      "<br><small>min&ndash;max: too few launches</small></td><td class=\"n\">", f);
+	fputs(c->ci_exact ?
+		      "</td><td class=\"n\">" :
+		      "<br><small>min&ndash;max: too few launches</small></td><td class=\"n\">",
+	      f);
 	html_num(f, "%.2g", c->p_value);
-	htmlf(f, "</td><td class=\"set\">%u: %s</td><td>%s</td><td>", c->nindifferent, c->indifferent,
-	      c->pays ? c->pays : "unclear");
+	htmlf(f, "</td><td class=\"set\">%u: %s</td><td>%s</td><td>", c->nindifferent,
+	      c->indifferent, c->pays ? c->pays : "unclear");
 	if (store_launch_command(r->st, r->d.run, c->layout, &cmd) > 0)
 		htmlf(f, "<code>%s</code>", cmd);
 	else
@@ -428,14 +458,16 @@ static void decision_row(FILE *f, const struct report *r, const struct offload_c
 /* One row per decision (collective, size, dtype, op). */
 static void page_decisions(FILE *f, const struct report *r)
 {
-	fputs("<h2 id=\"recommendation\">Recommendation</h2>\n<p>Per collective and size: the cheapest "
+	fputs("<h2 id=\"recommendation\">Recommendation</h2>\n<p>Per collective and size: the "
+	      "cheapest "
 	      "configuration not significantly worse than the best (the indifference set), the "
 	      "verdict, the 95% CI of the best median offload efficiency (oe_measured), p of the "
 	      "best against the runner-up (Mann-Whitney), and the command that measured the choice "
 	      "(its last launch that ended well).</p>\n<table id=\"decisions\">\n<thead><tr>"
 	      "<th>collective</th><th>size</th><th>choice</th><th>OE median (launches)</th>"
 	      "<th>verdict</th><th>95% CI of the best</th><th>p</th><th>indifference set</th>"
-	      "<th>offloading pays</th><th>command</th></tr></thead>\n<tbody>\n", f);
+	      "<th>offloading pays</th><th>command</th></tr></thead>\n<tbody>\n",
+	      f);
 	for (size_t i = 0; i < r->d.noff; i++)
 		decision_row(f, r, &r->d.off[i]);
 	fputs("</tbody>\n</table>\n", f);
@@ -445,12 +477,16 @@ static void page_figures(FILE *f, const struct report *r)
 {
 	fputs("<h2 id=\"figures\">Figures</h2>\n<p>Medians over the launches with their 95% CI; "
 	      "ringed points are in the indifference set. Each image links to its SVG; the data "
-	      "and the gnuplot script are beside them in <a href=\"figures/\">figures/</a>.</p>\n", f);
+	      "and the gnuplot script are beside them in <a href=\"figures/\">figures/</a>.</p>\n",
+	      f);
 	for (size_t i = 0; i < r->figures.nr; i++) {
 		const char *s = r->figures.v[i];
 
-		htmlf(f, "<figure><a href=\"figures/%s.svg\"><img src=\"figures/%s.png\" alt=\"%s\"></a>"
-		      "<figcaption>%s</figcaption></figure>\n", s, s, s, s);
+		htmlf(f,
+		      "<figure><a href=\"figures/%s.svg\"><img src=\"figures/%s.png\" "
+		      "alt=\"%s\"></a>"
+		      "<figcaption>%s</figcaption></figure>\n",
+		      s, s, s, s);
 	}
 }
 
@@ -460,21 +496,29 @@ static void page_baseline(FILE *f, const struct report *r)
 
 	fputs("<h2 id=\"baseline\">Baseline: Open MPI on the hosts alone</h2>\n", f);
 	if (!r->base_run) {
-		fputs("<p>No baseline was measured: <code>sweetspot baseline SPEC</code> measures Open "
-		      "MPI's own algorithms, for the rules files.</p>\n", f);
+		fputs("<p>No baseline was measured: <code>sweetspot baseline SPEC</code> measures "
+		      "Open "
+		      "MPI's own algorithms, for the rules files.</p>\n",
+		      f);
 		return;
 	}
-	htmlf(f, "<p>Run %lld: the fastest coll/tuned algorithm per collective, communicator and "
-	      "size, its median time per call with the 95%% CI.</p>\n<table id=\"baseline-table\">\n"
+	htmlf(f,
+	      "<p>Run %lld: the fastest coll/tuned algorithm per collective, communicator and "
+	      "size, its median time per call with the 95%% CI.</p>\n<table "
+	      "id=\"baseline-table\">\n"
 	      "<thead><tr><th>collective</th><th>ranks</th><th>size</th><th>algorithm</th>"
 	      "<th>median (us)</th><th>95%% CI</th><th>verdict</th><th>p</th>"
-	      "<th>Open MPI's own choice (us)</th></tr></thead>\n<tbody>\n", r->base_run);
+	      "<th>Open MPI's own choice (us)</th></tr></thead>\n<tbody>\n",
+	      r->base_run);
 	for (size_t i = 0; i < b->nmpi; i++) {
 		const struct mpi_choice *m = &b->mpi[i];
 		char sz[32];
 
-		htmlf(f, "<tr><td>%s</td><td class=\"n\">%u</td><td class=\"n\">%s</td><td>%s (%d)</td>"
-		      "<td class=\"n\">", m->collective, m->ranks, format_size(m->bytes, sz, sizeof(sz)),
+		htmlf(f,
+		      "<tr><td>%s</td><td class=\"n\">%u</td><td class=\"n\">%s</td><td>%s "
+		      "(%d)</td>"
+		      "<td class=\"n\">",
+		      m->collective, m->ranks, format_size(m->bytes, sz, sizeof(sz)),
 		      mpi_algorithm_name(m->collective, m->alg), m->alg);
 		html_num(f, "%.1f", m->avg_us);
 		fputs("</td>", f);
@@ -492,8 +536,8 @@ static void page_exports(FILE *f, const struct report *r)
 {
 	fputs("<h2 id=\"exports\">Exports</h2>\n<ul>\n", f);
 	for (size_t i = 0; i < r->nexports; i++)
-		htmlf(f, "<li><a href=\"%s\">%s</a>: %s</li>\n", r->exports[i].path, r->exports[i].path,
-		      r->exports[i].what);
+		htmlf(f, "<li><a href=\"%s\">%s</a>: %s</li>\n", r->exports[i].path,
+		      r->exports[i].path, r->exports[i].what);
 	fputs("</ul>\n", f);
 }
 
@@ -501,12 +545,15 @@ static void page_launches(FILE *f, const struct report *r)
 {
 	fputs("<h2 id=\"launches\">Launches</h2>\n<table id=\"launches-table\">\n<thead><tr>"
 	      "<th>launch</th><th>layout</th><th>repetition</th><th>status</th><th>wall (s)</th>"
-	      "<th>log</th></tr></thead>\n<tbody>\n", f);
+	      "<th>log</th></tr></thead>\n<tbody>\n",
+	      f);
 	for (size_t i = 0; i < r->nlaunches; i++) {
 		const struct report_launch *l = &r->launches[i];
 
-		htmlf(f, "<tr><td class=\"n\">%lld</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
-		      "<td class=\"n\">", l->id, l->layout, l->repetition, l->status);
+		htmlf(f,
+		      "<tr><td class=\"n\">%lld</td><td>%s</td><td class=\"n\">%d</td><td>%s</td>"
+		      "<td class=\"n\">",
+		      l->id, l->layout, l->repetition, l->status);
 		html_num(f, "%.1f", l->wall_s);
 		if (l->log)
 			htmlf(f, "</td><td><a href=\"%s\">log</a></td></tr>\n", l->log);
@@ -554,7 +601,9 @@ static int report_load(struct report *r)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report r = { .db = STORE_DEFAULT_PATH, .d = DECISIONS_INIT, .base = DECISIONS_INIT,
+	struct report r = { .db = STORE_DEFAULT_PATH,
+			    .d = DECISIONS_INIT,
+			    .base = DECISIONS_INIT,
 			    .figures = STRVEC_INIT };
 	char *page = NULL, *abs = NULL;
 	int status = report_args(argc, argv, &r);
@@ -564,8 +613,8 @@ int cmd_report(int argc, char **argv)
 	if ((status = report_load(&r)) != 0)
 		goto out;
 	status = 1;
-	if (files_mkdir_p(r.dir) || report_figures(&r) || report_baseline(&r) || report_exports(&r) ||
-	    report_launches(&r))
+	if (files_mkdir_p(r.dir) || report_figures(&r) || report_baseline(&r) ||
+	    report_exports(&r) || report_launches(&r))
 		goto out;
 	page = xasprintf("%s/index.html", r.dir);
 	if (files_write_atomic(page, write_page, &r))

@@ -36,7 +36,8 @@ static const struct cli_option results_options[NOPTS + 1] = {
 };
 
 static const struct cli_command results_cli = {
-	"results", "[--db FILE] [--csv | --json] [--run ID] [--all]",
+	"results",
+	"[--db FILE] [--csv | --json] [--run ID] [--all]",
 	"Print the measurements of a run, one row per point and repetition.",
 	results_options,
 	"Exit status: 0 success, 1 failure, 2 bad usage or no such database or run.",
@@ -46,7 +47,7 @@ struct results_out {
 	enum results_format fmt;
 	json_t *array;
 	int rows;
-	int axes;		/* the table shows dtype and op */
+	int axes; /* the table shows dtype and op */
 	long long uncalibrated;
 };
 
@@ -105,16 +106,17 @@ static json_t *json_int_or_null(long long v)
 static json_t *field_json(const struct store_point *p, const struct rec_field *f)
 {
 	const void *at = rec_at(p, f);
-	const char *str = (f->type == REC_TEXT || f->type == REC_ARRAY) ?
-				  *(const char *const *)at : NULL;
-	uint64_t u = f->type == REC_U64 ? *(const uint64_t *)at :
-		     f->type == REC_UINT ? *(const unsigned *)at : 0;
+	const char *str = (f->type == REC_TEXT || f->type == REC_ARRAY) ? *(const char *const *)at :
+									  NULL;
+	uint64_t u = f->type == REC_U64	 ? *(const uint64_t *)at :
+		     f->type == REC_UINT ? *(const unsigned *)at :
+					   0;
 	json_t *v;
 
 	switch (f->type) {
 	case REC_TEXT:
 		return (f->flags & REC_ZERO_NULL) && !point_has(str) ? json_null() :
-									 json_string(str ? str : "");
+								       json_string(str ? str : "");
 	case REC_ARRAY:
 		v = str ? json_loads(str, 0, NULL) : NULL;
 		return v ? v : json_array();
@@ -231,16 +233,18 @@ static int print_point(const struct store_point *p, void *data)
 			char buf[64];
 
 			if (rec_fields[i].flags & REC_CSV)
-				csv_field(field_csv(p, &rec_fields[i], buf, sizeof(buf)), i == last);
+				csv_field(field_csv(p, &rec_fields[i], buf, sizeof(buf)),
+					  i == last);
 		}
 		return 0;
 	}
 	printf("%-28s %-10s %-9s %-10s %9s ", p->layout, p->key.collective, p->key.algorithm,
 	       p->key.assignment, format_size(p->key.bytes, bytes, sizeof(bytes)));
 	if (out->axes)
-		printf("%-6s %-4s ", point_has(p->key.dtype) ? p->key.dtype : "-", point_has(p->key.op) ? p->key.op : "-");
-	printf("%7s %4s %-9s %3s %11s %8s %12s %5s%s\n", workers, wpn, p->placement, rep,
-	       oem, oep, tot, p->valid ? "yes" : "NO", p->calibrated < 0 ? "  uncalibrated" : "");
+		printf("%-6s %-4s ", point_has(p->key.dtype) ? p->key.dtype : "-",
+		       point_has(p->key.op) ? p->key.op : "-");
+	printf("%7s %4s %-9s %3s %11s %8s %12s %5s%s\n", workers, wpn, p->placement, rep, oem, oep,
+	       tot, p->valid ? "yes" : "NO", p->calibrated < 0 ? "  uncalibrated" : "");
 	return 0;
 }
 
@@ -266,7 +270,8 @@ static int results_args(int argc, char **argv, struct results_args *a)
 		case OPT_CSV:
 		case OPT_JSON:
 			if (a->fmt != FMT_TABLE) {
-				cli_usage_error(&results_cli, "--csv and --json exclude each other");
+				cli_usage_error(&results_cli,
+						"--csv and --json exclude each other");
 				return CLI_BAD;
 			}
 			a->fmt = o == OPT_CSV ? FMT_CSV : FMT_JSON;
@@ -307,12 +312,14 @@ static void print_summary(struct store *st, const struct store_run *run, int fla
 
 	store_run_counts(st, run->id, &launches, &failed, &points, &invalid);
 	printf("# run %lld (%s, %s): %s; %lld of %lld launches recorded, %lld failed; "
-	       "%lld points, %lld invalid%s\n", run->id, run->spec_path, run->started,
-	       run->status, launches, run->planned_launches, failed, points, invalid,
+	       "%lld points, %lld invalid%s\n",
+	       run->id, run->spec_path, run->started, run->status, launches, run->planned_launches,
+	       failed, points, invalid,
 	       invalid && flags == STORE_VALID_ONLY ? " (not shown; --all shows them)" : "");
 	if (uncalibrated)
 		printf("# %lld point%s uncalibrated: the compute phase missed its reference; "
-		       "recommend leaves %s out\n", uncalibrated, uncalibrated == 1 ? "" : "s",
+		       "recommend leaves %s out\n",
+		       uncalibrated, uncalibrated == 1 ? "" : "s",
 		       uncalibrated == 1 ? "it" : "them");
 }
 
@@ -330,7 +337,8 @@ int cmd_results(int argc, char **argv)
 	out.fmt = a.fmt;
 	if (store_open(a.db, STORE_RDONLY, &st))
 		return EXIT_USAGE;
-	found = a.run ? store_get_run(st, (long long)a.run, &run) : store_latest_run(st, NULL, &run);
+	found = a.run ? store_get_run(st, (long long)a.run, &run) :
+			store_latest_run(st, NULL, &run);
 	if (found < 0) {
 		status = 1;
 		goto out;

@@ -28,34 +28,48 @@
 #include <unistd.h>
 
 enum {
-	OPT_DB, OPT_DRY_RUN, OPT_FRESH, OPT_LAUNCHER, OPT_RETRY_FAILED, OPT_MAX_LAUNCHES,
-	OPT_ONLY, OPT_WAIT_LOCK, NOPTS
+	OPT_DB,
+	OPT_DRY_RUN,
+	OPT_FRESH,
+	OPT_LAUNCHER,
+	OPT_RETRY_FAILED,
+	OPT_MAX_LAUNCHES,
+	OPT_ONLY,
+	OPT_WAIT_LOCK,
+	NOPTS
 };
 
 static const struct cli_option run_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "the results database (default " STORE_DEFAULT_PATH ");\n"
+	[OPT_DB] = { "db", 0, "FILE",
+		     "the results database (default " STORE_DEFAULT_PATH ");\n"
 		     "each launch's files go to runs/<run>/<layout>-r<rep>/ beside\n"
 		     "it (runs/<name>-<run>/ for a database not named sweetspot.db)" },
-	[OPT_DRY_RUN] = { "dry-run", 0, NULL, "print each launch's command, shell-quoted, and check\n"
+	[OPT_DRY_RUN] = { "dry-run", 0, NULL,
+			  "print each launch's command, shell-quoted, and check\n"
 			  "the kernel binaries; touch nothing" },
 	[OPT_FRESH] = { "fresh", 0, NULL, "start a new run instead of continuing the latest one" },
-	[OPT_LAUNCHER] = { "launcher", 0, "L", "srun, mpirun or mpirun_rsh (default: srun inside a Slurm\n"
+	[OPT_LAUNCHER] = { "launcher", 0, "L",
+			   "srun, mpirun or mpirun_rsh (default: srun inside a Slurm\n"
 			   "allocation, else the spec's launcher)" },
 	[OPT_RETRY_FAILED] = { "retry-failed", 0, NULL,
 			       "also run again the launches that failed or timed out" },
-	[OPT_MAX_LAUNCHES] = { "max-launches", 0, "N", "stop after running N launches (one allocation's\n"
+	[OPT_MAX_LAUNCHES] = { "max-launches", 0, "N",
+			       "stop after running N launches (one allocation's\n"
 			       "share of a sweep that is submitted in chunks); run again\n"
 			       "to continue" },
-	[OPT_ONLY] = { "only", 0, "ID[:REP]", "only layout ID (every repetition, or repetition REP);\n"
+	[OPT_ONLY] = { "only", 0, "ID[:REP]",
+		       "only layout ID (every repetition, or repetition REP);\n"
 		       "the way 'sweetspot search' measures the layouts it picks" },
-	[OPT_WAIT_LOCK] = { "wait-lock", 0, NULL, "when another run, search or submit of this spec\n"
+	[OPT_WAIT_LOCK] = { "wait-lock", 0, NULL,
+			    "when another run, search or submit of this spec\n"
 			    "writes to the database, wait for it to end (default:\n"
 			    "refuse, naming it, exit status 1)" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command run_cli = {
-	"run", "SPEC [--db FILE] [--dry-run] [--fresh] [--launcher L] [--retry-failed]\n"
+	"run",
+	"SPEC [--db FILE] [--dry-run] [--fresh] [--launcher L] [--retry-failed]\n"
 	"[--max-launches N] [--only ID[:REP]] [--wait-lock]",
 	"Measure every layout of the spec's plan, one launch per layout and repetition,\n"
 	"and store every point. Running it again continues the latest run of SPEC,\n"
@@ -73,9 +87,9 @@ struct run_opts {
 	const char *db;
 	const char *launcher;
 	int dry_run, fresh, retry_failed, wait_lock;
-	unsigned long long max_launches;	/* 0: no limit */
-	char *only;			/* --only: this layout id only, or NULL (owned) */
-	unsigned only_rep;		/* --only ID:REP; 0: every repetition */
+	unsigned long long max_launches; /* 0: no limit */
+	char *only;			 /* --only: this layout id only, or NULL (owned) */
+	unsigned only_rep;		 /* --only ID:REP; 0: every repetition */
 };
 
 /* --only ID[:REP]. 0, or -1 after a report. */
@@ -107,12 +121,24 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	cli_begin(&c, &run_cli, argc, argv);
 	while ((opt = cli_next(&c)) >= 0) {
 		switch (opt) {
-		case OPT_DB: o->db = c.arg; break;
-		case OPT_DRY_RUN: o->dry_run = 1; break;
-		case OPT_FRESH: o->fresh = 1; break;
-		case OPT_LAUNCHER: o->launcher = c.arg; break;
-		case OPT_RETRY_FAILED: o->retry_failed = 1; break;
-		case OPT_WAIT_LOCK: o->wait_lock = 1; break;
+		case OPT_DB:
+			o->db = c.arg;
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = 1;
+			break;
+		case OPT_FRESH:
+			o->fresh = 1;
+			break;
+		case OPT_LAUNCHER:
+			o->launcher = c.arg;
+			break;
+		case OPT_RETRY_FAILED:
+			o->retry_failed = 1;
+			break;
+		case OPT_WAIT_LOCK:
+			o->wait_lock = 1;
+			break;
 		case OPT_MAX_LAUNCHES:
 			if (cli_uint(&c, 1, UINT32_MAX, &v))
 				return CLI_BAD;
@@ -136,7 +162,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 static int check_only(const struct run_opts *o, const struct plan *p)
 {
 	if (o->only && !plan_find(p, o->only))
-		return error("run: --only: no layout '%s' in the plan of %s", o->only, o->spec_path);
+		return error("run: --only: no layout '%s' in the plan of %s", o->only,
+			     o->spec_path);
 	if (o->only_rep > p->repetitions)
 		return error("run: --only: repetition %u, but the plan has %u", o->only_rep,
 			     p->repetitions);
@@ -181,9 +208,9 @@ static int host_is_local(const char *host)
 /* Where the kernel binary of a role runs: on hosts of this machine, on
  * others, or both. */
 struct bin_use {
-	const char *what, *bin;	/* "host_bin", its path */
+	const char *what, *bin; /* "host_bin", its path */
 	int local, remote;
-	const char *remote_host;	/* one of the others, for the message */
+	const char *remote_host; /* one of the others, for the message */
 };
 
 static void bin_hosts(struct bin_use *u, const struct strvec *hosts, size_t n)
@@ -210,7 +237,8 @@ static int check_bin(const struct bin_use *u, FILE *out)
 	if (u->local && !here)
 		ret = error("%s %s: %s on this machine, where the plan runs it", u->what, u->bin,
 			    !strchr(u->bin, '/') ? "not found in PATH" :
-			    !stat(path, &sb) ? "not an executable file" : "no such file");
+			    !stat(path, &sb)	 ? "not an executable file" :
+						   "no such file");
 	else if (u->local)
 		fprintf(out, "# %s %s: executable here%s\n", u->what, path,
 			u->remote ? "; cannot check on remote hosts" : "");
@@ -250,14 +278,15 @@ static int dry_run(const struct run_opts *o, struct runner *r, const struct plan
 	if (check_bins(r->spec, p, stdout))
 		return EXIT_USAGE;
 	printf("# %s: %zu layouts x %u repetitions = %zu launches, %zu points each "
-	       "repetition; launcher %s\n", r->spec->path, p->nlayouts, p->repetitions,
-	       plan_launches(p), plan_points(p), launcher_name(r->launcher));
+	       "repetition; launcher %s\n",
+	       r->spec->path, p->nlayouts, p->repetitions, plan_launches(p), plan_points(p),
+	       launcher_name(r->launcher));
 	return runner_dry_run(r, o->spec_path, o->db, jobs, n, stdout) ? 1 : 0;
 }
 
 /* The measuring, from an open store: the exit status. */
-static int sweep(const struct run_opts *o, struct runner *r, struct store *st,
-		 const struct plan *p, const struct runner_job *jobs, size_t n)
+static int sweep(const struct run_opts *o, struct runner *r, struct store *st, const struct plan *p,
+		 const struct runner_job *jobs, size_t n)
 {
 	long long launches = 0, failed = 0, points = 0, invalid = 0;
 	int rc;
@@ -270,18 +299,22 @@ static int sweep(const struct run_opts *o, struct runner *r, struct store *st,
 	runner_signals_restore(r);
 	if (rc < 0 || runner_finish(r, &launches, &failed, &points, &invalid)) {
 		/* A full disk or a lost file system: what was stored stays. */
-		fprintf(stderr, "sweetspot: stopped: the run's files or database could not be "
+		fprintf(stderr,
+			"sweetspot: stopped: the run's files or database could not be "
 			"written; every launch reported done is stored: fix the cause and run the "
 			"same command again to continue\n");
 		return 1;
 	}
 	if (rc == 1) {
-		fprintf(stderr, "sweetspot: interrupted; run %lld keeps %lld launches (%lld points): "
-			"run the same command again to continue\n", r->run.id, launches, points);
+		fprintf(stderr,
+			"sweetspot: interrupted; run %lld keeps %lld launches (%lld points): "
+			"run the same command again to continue\n",
+			r->run.id, launches, points);
 		return 130;
 	}
 	if (rc == 2)
-		fprintf(stderr, "sweetspot: stopped after %llu launches (--max-launches); "
+		fprintf(stderr,
+			"sweetspot: stopped after %llu launches (--max-launches); "
 			"%lld of %lld recorded: run the same command again to continue\n",
 			r->ran, launches, r->run.planned_launches);
 	printf("run %lld: %lld of %lld launches, %lld failed; %lld points stored, %lld invalid\n",
@@ -305,16 +338,19 @@ static int race(const struct run_opts *o, const struct spec *s, const struct pla
 
 	so.strategy = SEARCH_GRID;
 	search_opts_from_spec(s, &so);
-	fprintf(stderr, "sweetspot: racing: more launches where a decision is undecided, up to "
-		"%u per layout\n", s->max_repetitions);
+	fprintf(stderr,
+		"sweetspot: racing: more launches where a decision is undecided, up to "
+		"%u per layout\n",
+		s->max_repetitions);
 	rc = runner_search_run(s, p, o->spec_path, o->db, l, &so, &res, &failed);
 	if (rc)
 		return rc == 1 ? 130 : 1;
 	for (size_t i = 0; i < res.ndecisions; i++)
 		v[res.decisions[i].verdict]++;
 	printf("racing: %u launches in all (the grid's %u), %u failed; verdicts: %u best, %u tie, "
-	       "%u undecided\n", res.launches, res.grid_launches, failed, v[DECIDE_BEST],
-	       v[DECIDE_TIE], v[DECIDE_UNDECIDED]);
+	       "%u undecided\n",
+	       res.launches, res.grid_launches, failed, v[DECIDE_BEST], v[DECIDE_TIE],
+	       v[DECIDE_UNDECIDED]);
 	search_result_release(&res);
 	return failed ? 1 : 0;
 }

@@ -34,31 +34,47 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_STRATEGY, OPT_BUDGET, OPT_MAXREPS, OPT_ALPHA, OPT_REPLAY, OPT_DB, OPT_LAUNCHER,
-       OPT_JSON, NOPTS };
+enum {
+	OPT_STRATEGY,
+	OPT_BUDGET,
+	OPT_MAXREPS,
+	OPT_ALPHA,
+	OPT_REPLAY,
+	OPT_DB,
+	OPT_LAUNCHER,
+	OPT_JSON,
+	NOPTS
+};
 
 static const struct cli_option search_options[NOPTS + 1] = {
-	[OPT_STRATEGY] = { "strategy", 0, "S", "grid: every layout `repetitions` times, then racing;\n"
+	[OPT_STRATEGY] = { "strategy", 0, "S",
+			   "grid: every layout `repetitions` times, then racing;\n"
 			   "adaptive (default): powers of two first, then refine where\n"
 			   "a layout could still beat the leader, then racing;\n"
 			   "model: the model predicts the grid (calibrating it first\n"
 			   "unless the database holds its parameters), then grid over\n"
 			   "the predicted top candidates only (not with --replay)" },
-	[OPT_BUDGET] = { "budget", 0, "N|P%", "use at most N launches, or P% of the grid's "
-			  "(one launch = one layout once; default: the spec's budget, else 15%)" },
-	[OPT_MAXREPS] = { "max-repetitions", 0, "N", "most launches of a configuration in contention\n"
+	[OPT_BUDGET] = { "budget", 0, "N|P%",
+			 "use at most N launches, or P% of the grid's "
+			 "(one launch = one layout once; default: the spec's budget, else 15%)" },
+	[OPT_MAXREPS] = { "max-repetitions", 0, "N",
+			  "most launches of a configuration in contention\n"
 			  "(default: the spec's max_repetitions)" },
-	[OPT_ALPHA] = { "alpha", 0, "A", "significance level of the comparisons (default: the\n"
+	[OPT_ALPHA] = { "alpha", 0, "A",
+			"significance level of the comparisons (default: the\n"
 			"spec's alpha, 0.05 unless it says otherwise)" },
-	[OPT_REPLAY] = { "replay", 0, "FILE", "take measurements from a CSV table instead of launching\n"
+	[OPT_REPLAY] = { "replay", 0, "FILE",
+			 "take measurements from a CSV table instead of launching\n"
 			 "(columns collective, algorithm, assignment, bytes, workers,\n"
 			 "wpn, placement, repetition, oe_measured, total_us)" },
-	[OPT_DB] = { "db", 0, "FILE", "where real launches are stored (default " STORE_DEFAULT_PATH ");\n"
+	[OPT_DB] = { "db", 0, "FILE",
+		     "where real launches are stored (default " STORE_DEFAULT_PATH ");\n"
 		     "each launch is one of the run of SPEC, as 'sweetspot run'\n"
 		     "makes it, so what the database already holds is used, not\n"
 		     "measured again" },
 	[OPT_LAUNCHER] = { "launcher", 0, "L", "srun, mpirun or mpirun_rsh for those launches" },
-	[OPT_JSON] = { "json", 0, NULL, "one JSON object: strategy, launches, grid_launches,\n"
+	[OPT_JSON] = { "json", 0, NULL,
+		       "one JSON object: strategy, launches, grid_launches,\n"
 		       "decisions[] (verdict, choice, leader, p_value, ci,\n"
 		       "indifferent[], launches) and best[] per group; with the\n"
 		       "model strategy also calibration_launches, total_launches,\n"
@@ -85,8 +101,8 @@ static const struct cli_command search_cli = {
 struct search_args {
 	const char *path, *replay, *db, *launcher;
 	int json;
-	unsigned maxreps;	/* 0: the spec's */
-	double alpha;		/* 0: the spec's */
+	unsigned maxreps; /* 0: the spec's */
+	double alpha;	  /* 0: the spec's */
 	struct search_opts opts;
 };
 
@@ -113,8 +129,10 @@ static int take_option(const struct cli *c, int o, struct search_args *a)
 	switch (o) {
 	case OPT_STRATEGY:
 		if (strcmp(c->arg, "grid") && strcmp(c->arg, "adaptive") && strcmp(c->arg, "model"))
-			return cli_usage_error(c->cmd, "--strategy: unknown strategy '%s' "
-					       "(grid, adaptive or model)", c->arg);
+			return cli_usage_error(c->cmd,
+					       "--strategy: unknown strategy '%s' "
+					       "(grid, adaptive or model)",
+					       c->arg);
 		return search_parse_strategy(c->arg, &a->opts.strategy);
 	case OPT_BUDGET: {
 		char err[160];
@@ -162,11 +180,13 @@ static int parse_args(int argc, char **argv, struct search_args *a)
 		return CLI_BAD;
 	a->path = c.operands[0];
 	if (a->replay && (a->db || a->launcher)) {
-		cli_usage_error(&search_cli, "--replay measures nothing: no --db or --launcher with it");
+		cli_usage_error(&search_cli,
+				"--replay measures nothing: no --db or --launcher with it");
 		return CLI_BAD;
 	}
 	if (a->replay && a->opts.strategy == SEARCH_MODEL) {
-		cli_usage_error(&search_cli, "--strategy model calibrates the model on the machine: "
+		cli_usage_error(&search_cli,
+				"--strategy model calibrates the model on the machine: "
 				"a replayed table has none (use grid or adaptive with --replay)");
 		return CLI_BAD;
 	}
@@ -182,8 +202,10 @@ static int settle_opts(struct search_args *a, const struct spec *s)
 		a->opts.alpha = a->alpha;
 	if (a->maxreps) {
 		if (a->maxreps < s->repetitions) {
-			cli_usage_error(&search_cli, "--max-repetitions: %u is fewer than the "
-					"spec's repetitions (%u)", a->maxreps, s->repetitions);
+			cli_usage_error(&search_cli,
+					"--max-repetitions: %u is fewer than the "
+					"spec's repetitions (%u)",
+					a->maxreps, s->repetitions);
 			return EXIT_USAGE;
 		}
 		a->opts.max_repetitions = a->maxreps;
@@ -218,10 +240,9 @@ static json_t *config_json(const struct search_space *sp, const struct search_co
 		return json_null();
 	l = &sp->layouts[c->layout];
 	g = &sp->groups[c->group];
-	o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:o}", "layout", l->id,
-		      "workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
-		      "placement", l->placement, "algorithm", g->algorithm,
-		      "assignment", g->assignment, "n", (json_int_t)c->n,
+	o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:I, s:o}", "layout", l->id, "workers",
+		      (json_int_t)l->workers, "wpn", (json_int_t)l->wpn, "placement", l->placement,
+		      "algorithm", g->algorithm, "assignment", g->assignment, "n", (json_int_t)c->n,
 		      "oe_measured", num_or_null(c->median));
 	axes_json(o, g);
 	return o;
@@ -233,32 +254,38 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 
 	for (size_t i = 0; i < d->nindifferent; i++)
 		json_array_append_new(set, config_json(sp, &d->indifferent[i]));
-	json_t *o = json_pack("{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
-		"collective", d->collective, "bytes", (json_int_t)d->bytes,
-		"verdict", decide_verdict_name(d->verdict),
-		"choice", config_json(sp, &d->choice), "leader", config_json(sp, &d->leader),
-		"runner_up", config_json(sp, &d->runner_up), "p_value", num_or_null(d->p_value),
-		"ci", num_or_null(d->ci_lo), num_or_null(d->ci_hi), "ci_exact", d->ci_exact,
-		"indifferent", set, "launches", (json_int_t)d->launches,
-		"measured", (json_int_t)d->measured, "screened", (json_int_t)d->screened,
-		"worse", (json_int_t)d->worse, "contenders", (json_int_t)d->contenders);
+	json_t *o = json_pack(
+		"{s:s, s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
+		"collective", d->collective, "bytes", (json_int_t)d->bytes, "verdict",
+		decide_verdict_name(d->verdict), "choice", config_json(sp, &d->choice), "leader",
+		config_json(sp, &d->leader), "runner_up", config_json(sp, &d->runner_up), "p_value",
+		num_or_null(d->p_value), "ci", num_or_null(d->ci_lo), num_or_null(d->ci_hi),
+		"ci_exact", d->ci_exact, "indifferent", set, "launches", (json_int_t)d->launches,
+		"measured", (json_int_t)d->measured, "screened", (json_int_t)d->screened, "worse",
+		(json_int_t)d->worse, "contenders", (json_int_t)d->contenders);
 
 	if (d->dtype)
 		json_object_set_new(o, "dtype", json_string(d->dtype));
 	if (d->op)
 		json_object_set_new(o, "op", json_string(d->op));
-	json_object_set_new(o, "noise", json_pack("{s:s, s:s, s:o, s:I}",
-		"model", d->pooled ? "pooled" : "rank", "check", pooled_check_name(d->check),
-		"sd_log", num_or_null(d->noise), "df", (json_int_t)d->noise_df));
+	json_object_set_new(o, "noise",
+			    json_pack("{s:s, s:s, s:o, s:I}", "model",
+				      d->pooled ? "pooled" : "rank", "check",
+				      pooled_check_name(d->check), "sd_log", num_or_null(d->noise),
+				      "df", (json_int_t)d->noise_df));
 	json_object_set_new(o, "more_launches", json_integer(d->more_launches));
 	if (d->more_launches)
-		json_object_set_new(o, "more", json_pack("{s:o, s:o, s:s}",
-			"leader", config_json(sp, &d->more_a), "contender", config_json(sp, &d->more_b),
-			"would", d->more_floor ? "let a rank test separate them at best" :
-			d->more_equal ? "show them equal" : "separate them"));
-	json_object_set_new(o, "surrogate", json_pack("{s:I, s:o, s:b}",
-		"points", (json_int_t)d->surrogate_points, "loo_rms", num_or_null(d->surrogate_rms),
-		"fit_good", d->surrogate_ok));
+		json_object_set_new(
+			o, "more",
+			json_pack("{s:o, s:o, s:s}", "leader", config_json(sp, &d->more_a),
+				  "contender", config_json(sp, &d->more_b), "would",
+				  d->more_floor ? "let a rank test separate them at best" :
+				  d->more_equal ? "show them equal" :
+						  "separate them"));
+	json_object_set_new(o, "surrogate",
+			    json_pack("{s:I, s:o, s:b}", "points", (json_int_t)d->surrogate_points,
+				      "loo_rms", num_or_null(d->surrogate_rms), "fit_good",
+				      d->surrogate_ok));
 	return o;
 }
 
@@ -276,12 +303,12 @@ static json_t *best_json(const struct search_space *sp, const struct search_resu
 			continue;
 		l = &sp->layouts[b->layout];
 		o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:s, s:f, s:f, s:I}",
-			"collective", gr->collective, "algorithm", gr->algorithm,
-			"assignment", gr->assignment, "bytes", (json_int_t)gr->bytes,
-			"workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
-			"placement", l->placement, "layout", l->id,
-			"oe_measured", round(b->oe * 100) / 100, "spread", round(b->spread * 100) / 100,
-			"repetitions", (json_int_t)b->reps);
+			      "collective", gr->collective, "algorithm", gr->algorithm,
+			      "assignment", gr->assignment, "bytes", (json_int_t)gr->bytes,
+			      "workers", (json_int_t)l->workers, "wpn", (json_int_t)l->wpn,
+			      "placement", l->placement, "layout", l->id, "oe_measured",
+			      round(b->oe * 100) / 100, "spread", round(b->spread * 100) / 100,
+			      "repetitions", (json_int_t)b->reps);
 		if (gr->dtype)
 			json_object_set_new(o, "dtype", json_string(gr->dtype));
 		if (gr->op)
@@ -297,8 +324,9 @@ static const char *why_every_layout(const struct search_space *sp, const struct 
 {
 	if (ms->ncandidates < sp->nlayouts)
 		return NULL;
-	return sp->nlayouts <= MODEL_SEARCH_CAP ? "the grid has no more layouts than a decision's candidates"
-						 : "the model cannot tell them apart within its uncertainty";
+	return sp->nlayouts <= MODEL_SEARCH_CAP ?
+		       "the grid has no more layouts than a decision's candidates" :
+		       "the model cannot tell them apart within its uncertainty";
 }
 
 /* The model strategy's part of the JSON object: what calibrating cost, the
@@ -314,13 +342,15 @@ static void model_json(json_t *obj, const struct search_space *sp, const struct 
 	for (size_t d = 0; d < ms->ngroups; d++) {
 		const struct model_search_group *g = &ms->groups[d];
 
-		json_array_append_new(pred, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:I}",
-			"collective", g->key.collective, "bytes", (json_int_t)g->key.bytes,
-			"dtype", g->key.dtype ? json_string(g->key.dtype) : json_null(),
-			"op", g->key.op ? json_string(g->key.op) : json_null(),
-			"layout", g->best >= 0 ? json_string(sp->layouts[g->best].id) : json_null(),
-			"oe_measured", num_or_null(g->oe), "oe_measured_sd", num_or_null(g->sd),
-			"candidates", (json_int_t)g->ncandidates));
+		json_array_append_new(
+			pred,
+			json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:I}", "collective",
+				  g->key.collective, "bytes", (json_int_t)g->key.bytes, "dtype",
+				  g->key.dtype ? json_string(g->key.dtype) : json_null(), "op",
+				  g->key.op ? json_string(g->key.op) : json_null(), "layout",
+				  g->best >= 0 ? json_string(sp->layouts[g->best].id) : json_null(),
+				  "oe_measured", num_or_null(g->oe), "oe_measured_sd",
+				  num_or_null(g->sd), "candidates", (json_int_t)g->ncandidates));
 	}
 	json_object_set_new(obj, "calibration", json_string(ms->reused ? "stored" : "calibrated"));
 	json_object_set_new(obj, "calibration_launches", json_integer(ms->calibration_launches));
@@ -367,8 +397,10 @@ static int several_groups(const struct search_space *sp, const struct search_dec
 	size_t n = 0;
 
 	for (size_t g = 0; g < sp->ngroups; g++)
-		n += sp->groups[g].bytes == d->bytes && !strcmp(sp->groups[g].collective, d->collective) &&
-		     (!d->dtype || (sp->groups[g].dtype && !strcmp(sp->groups[g].dtype, d->dtype))) &&
+		n += sp->groups[g].bytes == d->bytes &&
+		     !strcmp(sp->groups[g].collective, d->collective) &&
+		     (!d->dtype ||
+		      (sp->groups[g].dtype && !strcmp(sp->groups[g].dtype, d->dtype))) &&
 		     (!d->op || (sp->groups[g].op && !strcmp(sp->groups[g].op, d->op)));
 	return n > 1;
 }
@@ -406,7 +438,8 @@ static void others_words(const struct search_space *sp, const struct search_deci
 
 	buf[0] = 0;
 	for (i = 0; i < d->nindifferent; i++)
-		left += d->indifferent[i].layout != skip->layout || d->indifferent[i].group != skip->group;
+		left += d->indifferent[i].layout != skip->layout ||
+			d->indifferent[i].group != skip->group;
 	for (i = 0; i < d->nindifferent && k < OTHERS_NAMED; i++) {
 		const struct search_config *c = &d->indifferent[i];
 
@@ -414,7 +447,9 @@ static void others_words(const struct search_space *sp, const struct search_deci
 			continue;
 		k++;
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s",
-			 k == 1 ? "" : k == left ? " and " : ", ",
+			 k == 1	   ? "" :
+			 k == left ? " and " :
+				     ", ",
 			 config_words(sp, c, groups, one, sizeof(one)));
 	}
 	if (left > k)
@@ -438,34 +473,43 @@ static void print_noise(const struct search_space *sp, const struct search_decis
 	char a[128], b[128];
 
 	if (isfinite(d->noise))
-		printf("    noise: pooled over the configurations, %.1f%% per launch (sd of log OE, "
-		       "%u df); ", 100 * d->noise, d->noise_df);
+		printf("    noise: pooled over the configurations, %.1f%% per launch (sd of log "
+		       "OE, "
+		       "%u df); ",
+		       100 * d->noise, d->noise_df);
 	else
 		printf("    noise: not estimated yet (too few repeated launches); ");
 	if (d->pooled)
 		printf("decided on it (Gupta's subset, Dunnett's many-to-one bounds)\n");
 	else
-		printf("decided by rank tests (Mann-Whitney, Holm): %s\n", pooled_check_name(d->check));
+		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
+		       pooled_check_name(d->check));
 	if (d->verdict == DECIDE_UNDECIDED && d->more_floor)
-		printf("    at least %u more launches (of the leader and those undecided against it) "
+		printf("    at least %u more launches (of the leader and those undecided against "
+		       "it) "
 		       "before a rank test could separate any of them at alpha after Holm\n",
 		       d->more_launches);
 	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches > SEARCH_MORE_AFFORDABLE)
-		printf("    no affordable number of launches (%u more) would %s at the pooled noise: "
+		printf("    no affordable number of launches (%u more) would %s at the pooled "
+		       "noise: "
 		       "the difference is below what this machine's noise resolves\n",
-		       d->more_launches, d->more_equal ? "show the contenders equal within delta" :
-		       "separate the contenders");
+		       d->more_launches,
+		       d->more_equal ? "show the contenders equal within delta" :
+				       "separate the contenders");
 	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches)
 		printf("    %u more launches of %s and %s would %s at the pooled noise\n",
 		       d->more_launches, config_words(sp, &d->more_a, groups, a, sizeof(a)),
 		       config_words(sp, &d->more_b, groups, b, sizeof(b)),
 		       d->more_equal ? "show them equal within delta" : "separate them");
 	if (d->surrogate_points)
-		printf("    surrogate (assumed: log OE smooth over log workers, log WPN, placement, "
-		       "nodes; GP with the pooled noise): %u layouts fitted, leave-one-out residuals "
-		       "%.2f sd RMS: %s\n", d->surrogate_points, d->surrogate_rms,
+		printf("    surrogate (assumed: log OE smooth over log workers, log WPN, "
+		       "placement, "
+		       "nodes; GP with the pooled noise): %u layouts fitted, leave-one-out "
+		       "residuals "
+		       "%.2f sd RMS: %s\n",
+		       d->surrogate_points, d->surrogate_rms,
 		       d->surrogate_ok ? "fit good, used to choose the layouts launched" :
-		       "fit poor, layouts chosen by the measured-only rule");
+					 "fit poor, layouts chosen by the measured-only rule");
 }
 
 /* One decision in words: the choice, then why; then the evidence. */
@@ -473,8 +517,8 @@ static void print_decision(const struct search_space *sp, const struct search_de
 			   double delta)
 {
 	char sz[32], ch[128], ld[128], p[32], others[1024];
-	int groups = several_groups(sp, d), same = d->choice.layout == d->leader.layout &&
-						   d->choice.group == d->leader.group;
+	int groups = several_groups(sp, d),
+	    same = d->choice.layout == d->leader.layout && d->choice.group == d->leader.group;
 
 	printf("%s %s%s%s%s%s: ", d->collective, format_size(d->bytes, sz, sizeof(sz)),
 	       d->dtype ? " " : "", d->dtype ? d->dtype : "", d->op ? " " : "", d->op ? d->op : "");
@@ -490,19 +534,20 @@ static void print_decision(const struct search_space *sp, const struct search_de
 		printf("%s; best: significantly better than every other (%s)\n", ch, p);
 	else if (d->verdict == DECIDE_TIE)
 		printf("%s; tie: %s %s not significantly different and within %g OE point "
-		       "of the leader (%s); %s is the cheapest\n", ch, others,
-		       d->nindifferent > 2 ? "are" : "is", delta, p, ch);
+		       "of the leader (%s); %s is the cheapest\n",
+		       ch, others, d->nindifferent > 2 ? "are" : "is", delta, p, ch);
 	else if (!others[0])
 		printf("%s; undecided after %u launches of it (%s)\n", ch, d->leader.n, p);
 	else
 		printf("%s; undecided after %u launches of the leader%s%s: %s %s not significantly "
-		       "different (%s); %s is the cheapest of them\n", ch, d->leader.n,
-		       same ? "" : ", ", same ? "" : ld, others, d->nindifferent > 2 ? "are" : "is",
-		       p, ch);
+		       "different (%s); %s is the cheapest of them\n",
+		       ch, d->leader.n, same ? "" : ", ", same ? "" : ld, others,
+		       d->nindifferent > 2 ? "are" : "is", p, ch);
 	printf("    leader %s: median OE %.1f, %s [%.1f, %.1f] over %u launches; "
 	       "%u launches for this decision; of %u configurations measured, %u significantly "
-	       "worse, %u screened out\n", ld, d->leader_oe, d->ci_exact ? "95% CI" : "range",
-	       d->ci_lo, d->ci_hi, d->leader.n, d->launches, d->measured, d->worse, d->screened);
+	       "worse, %u screened out\n",
+	       ld, d->leader_oe, d->ci_exact ? "95% CI" : "range", d->ci_lo, d->ci_hi, d->leader.n,
+	       d->launches, d->measured, d->worse, d->screened);
 	print_noise(sp, d, groups);
 }
 
@@ -521,16 +566,17 @@ static void print_bests(const struct search_space *sp, const struct search_resul
 	char sz[32], a[32], b[32];
 
 	printf("\nper algorithm and assignment (median; spread: half the range):\n");
-	printf("%-10s %-9s %-10s %6s %7s %4s %-9s %11s %6s %4s  %s\n", "collective",
-	       "algorithm", "assignment", "size", "workers", "wpn", "placement",
-	       "oe_measured", "spread", "reps", "layout");
+	printf("%-10s %-9s %-10s %6s %7s %4s %-9s %11s %6s %4s  %s\n", "collective", "algorithm",
+	       "assignment", "size", "workers", "wpn", "placement", "oe_measured", "spread", "reps",
+	       "layout");
 	for (size_t g = 0; g < sp->ngroups; g++) {
 		const struct point *gr = &sp->groups[g];
 		const struct search_best *bs = &r->best[g];
 
 		if (bs->layout < 0) {
 			printf("%-10s %-9s %-10s %6s  no valid measurement\n", gr->collective,
-			       gr->algorithm, gr->assignment, format_size(gr->bytes, sz, sizeof(sz)));
+			       gr->algorithm, gr->assignment,
+			       format_size(gr->bytes, sz, sizeof(sz)));
 			continue;
 		}
 		printf("%-10s %-9s %-10s %6s %7u %4u %-9s %11s %6s %4u  %s\n", gr->collective,
@@ -554,7 +600,8 @@ static void print_model(const struct search_space *sp, const struct search_resul
 	else
 		printf("model: calibrated with %u new launches (run SPEC:model)\n",
 		       ms->calibration_launches);
-	printf("launches: %u measuring + %u calibrating = %u in total, against %u for the full grid\n",
+	printf("launches: %u measuring + %u calibrating = %u in total, against %u for the full "
+	       "grid\n",
 	       r->launches, ms->calibration_launches, r->launches + ms->calibration_launches,
 	       r->grid_launches);
 	printf("candidates: %zu of %zu layouts:", ms->ncandidates, sp->nlayouts);
@@ -569,8 +616,9 @@ static void print_model(const struct search_space *sp, const struct search_resul
 
 		if (g->best >= 0)
 			printf("    predicted %s %s%s%s%s%s: %s, OE %.1f +- %.1f; %u candidate%s\n",
-			       g->key.collective, format_size(g->key.bytes, sz, sizeof(sz)), g->key.dtype ? " " : "",
-			       g->key.dtype ? g->key.dtype : "", g->key.op ? " " : "", g->key.op ? g->key.op : "",
+			       g->key.collective, format_size(g->key.bytes, sz, sizeof(sz)),
+			       g->key.dtype ? " " : "", g->key.dtype ? g->key.dtype : "",
+			       g->key.op ? " " : "", g->key.op ? g->key.op : "",
 			       sp->layouts[g->best].id, g->oe, g->sd, g->ncandidates,
 			       g->ncandidates == 1 ? "" : "s");
 	}
@@ -601,7 +649,7 @@ static int search_replay(const struct search_args *a, const struct search_space 
 			 struct search_result *res)
 {
 	struct replay rp = REPLAY_INIT;
-	struct search_problem prob = { sp->layouts, sp->nlayouts, sp->groups, sp->ngroups,
+	struct search_problem prob = { sp->layouts,	sp->nlayouts,	sp->groups, sp->ngroups,
 				       sp->repetitions, replay_measure, &rp };
 	struct search_problem most = prob;
 	int ret = EXIT_USAGE;

@@ -35,19 +35,24 @@
 enum { OPT_WAIT, OPT_CHUNKS, OPT_HETJOB, OPT_DB, NOPTS };
 
 static const struct cli_option submit_options[NOPTS + 1] = {
-	[OPT_WAIT] = { "wait", 0, NULL, "follow the jobs to their end: state changes, the [k/N]\n"
+	[OPT_WAIT] = { "wait", 0, NULL,
+		       "follow the jobs to their end: state changes, the [k/N]\n"
 		       "launch lines of their output; exit 0 when the last succeeded" },
-	[OPT_CHUNKS] = { "chunks", 0, "N", "cut the sweep into N jobs chained with afterany, each\n"
+	[OPT_CHUNKS] = { "chunks", 0, "N",
+			 "cut the sweep into N jobs chained with afterany, each\n"
 			 "resuming where the previous one stopped (default 1)" },
-	[OPT_HETJOB] = { "hetjob", 0, NULL, "a heterogeneous job: host nodes and DPUs as two node\n"
+	[OPT_HETJOB] = { "hetjob", 0, NULL,
+			 "a heterogeneous job: host nodes and DPUs as two node\n"
 			 "classes (#SBATCH hetjob); launches then use srun --het-group" },
-	[OPT_DB] = { "db", 0, "FILE", "the results database (default " STORE_DEFAULT_PATH ");\n"
+	[OPT_DB] = { "db", 0, "FILE",
+		     "the results database (default " STORE_DEFAULT_PATH ");\n"
 		     "job scripts and their output go to jobs/ beside it" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command submit_cli = {
-	"submit", "SPEC [--wait] [--chunks N] [--hetjob] [--db FILE]",
+	"submit",
+	"SPEC [--wait] [--chunks N] [--hetjob] [--db FILE]",
 	"Submit the sweep as Slurm batch jobs (sbatch --parsable) that run\n"
 	"'sweetspot run SPEC --db FILE' inside their allocation, launching with srun.",
 	submit_options,
@@ -60,7 +65,7 @@ static const struct cli_command submit_cli = {
 struct alloc_need {
 	struct strvec hosts;
 	unsigned tasks_per_node;
-	unsigned dpu_hosts;	/* hosts that only ever hold workers */
+	unsigned dpu_hosts; /* hosts that only ever hold workers */
 	/* The same split in two node classes, for a heterogeneous job:
 	 * nodes that hold host ranks, and DPUs that only hold workers. */
 	struct strvec host_class, dpu_class;
@@ -89,7 +94,8 @@ static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_
 			if (h == need->hosts.nr) {
 				strvec_push(&need->hosts, name);
 				count = xrealloc(count, need->hosts.nr * sizeof(*count));
-				hosts_role = xrealloc(hosts_role, need->hosts.nr * sizeof(*hosts_role));
+				hosts_role = xrealloc(hosts_role,
+						      need->hosts.nr * sizeof(*hosts_role));
 				count[h] = 0;
 				hosts_role[h] = 0;
 			}
@@ -213,10 +219,10 @@ struct submit {
 	size_t per_chunk;
 	uint64_t chunks;
 	long stamp;
-	char *prev;		/* the job id of the chunk before */
-	int job_status;		/* of the last job, when waited for */
-	struct strvec ids, outputs;	/* every chunk's job id and output file */
-	struct runlock lock;	/* the run's, while jobs are checked and submitted */
+	char *prev;		    /* the job id of the chunk before */
+	int job_status;		    /* of the last job, when waited for */
+	struct strvec ids, outputs; /* every chunk's job id and output file */
+	struct runlock lock;	    /* the run's, while jobs are checked and submitted */
 };
 
 /* Reads the spec and works out the allocation. Returns the exit status:
@@ -231,7 +237,8 @@ static int submit_prepare(struct submit *sb)
 	need_hosts(&sb->spec, &sb->plan, &sb->need);
 	if (sb->a->het && !sb->need.dpu_class.nr) {
 		error("submit --hetjob: %s puts no worker on a DPU of its own (placement dpu), "
-		      "so there is no second node class", sb->a->spec_path);
+		      "so there is no second node class",
+		      sb->a->spec_path);
 		return EXIT_USAGE;
 	}
 	sbatch = launch_which("sbatch");
@@ -326,8 +333,8 @@ static int record_job(struct submit *sb, uint64_t k, long long row, const char *
 	int rc = store_job_set_id(sb->st, row, id);
 
 	printf("submitted job %s (chunk %llu of %llu%s%s): %s\n", id, (unsigned long long)k,
-	       (unsigned long long)sb->chunks, sb->prev ? ", after " : "",
-	       sb->prev ? sb->prev : "", script);
+	       (unsigned long long)sb->chunks, sb->prev ? ", after " : "", sb->prev ? sb->prev : "",
+	       script);
 	fflush(stdout);
 	return rc;
 }
@@ -397,9 +404,8 @@ static int in_list(const struct strvec *v, const char *s)
 /* Says what became of the jobs of one intent row left without an id:
  * the unknown job Slurm has under our name is it (recorded now), or
  * nothing was queued (the row goes). Returns whether it is still queued. */
-static int settle_intent(struct submit *sb, struct store_job_row *row,
-			 const struct strvec *queued, const struct store_job_row *rows,
-			 size_t n, const char *name)
+static int settle_intent(struct submit *sb, struct store_job_row *row, const struct strvec *queued,
+			 const struct store_job_row *rows, size_t n, const char *name)
 {
 	for (size_t q = 0; q < queued->nr; q++) {
 		int known = 0;
@@ -413,11 +419,12 @@ static int settle_intent(struct submit *sb, struct store_job_row *row,
 		       queued->v[q], name, row->script);
 		store_job_set_id(sb->st, row->id, queued->v[q]);
 		free(row->job_id);
-		row->job_id = xstrdup(queued->v[q]);	/* not another intent's too */
+		row->job_id = xstrdup(queued->v[q]); /* not another intent's too */
 		return 1;
 	}
 	printf("the job of %s was never recorded and Slurm has no unknown job named %s: "
-	       "it ended or was never queued\n", row->script, name);
+	       "it ended or was never queued\n",
+	       row->script, name);
 	store_job_set_id(sb->st, row->id, NULL);
 	return 0;
 }
@@ -437,7 +444,7 @@ static int check_earlier(struct submit *sb)
 		goto out;
 	ret = 0;
 	if (!n || slurm_jobs_named(sb, name, &queued))
-		goto out;	/* none recorded, or Slurm cannot say: the run's lock still guards */
+		goto out; /* none recorded, or Slurm cannot say: the run's lock still guards */
 	for (size_t i = 0; i < n; i++) {
 		if (!*rows[i].job_id) {
 			if (settle_intent(sb, &rows[i], &queued, rows, n, name))
@@ -450,12 +457,13 @@ static int check_earlier(struct submit *sb)
 		char *list = join_hosts(&still);
 
 		error("jobs of this run are still queued or running (%s: %s): wait for them "
-		      "(squeue --name=%s) or cancel them (scancel), then submit again", name, list,
-		      name);
+		      "(squeue --name=%s) or cancel them (scancel), then submit again",
+		      name, list, name);
 		free(list);
 		ret = 1;
 	} else {
-		printf("earlier jobs of this run: none queued or running (squeue --name=%s)\n", name);
+		printf("earlier jobs of this run: none queued or running (squeue --name=%s)\n",
+		       name);
 	}
 out:
 	store_job_rows_free(rows, n);
@@ -497,7 +505,7 @@ static int submit_chunk(struct submit *sb, uint64_t k)
 		sub.after = sb->prev;
 		rc = sbatch_submit(&sub, &id, NULL);
 		if (rc)
-			store_job_set_id(sb->st, row, NULL);	/* nothing was submitted */
+			store_job_set_id(sb->st, row, NULL); /* nothing was submitted */
 	}
 	if (!rc)
 		rc = record_job(sb, k, row, id, script);
@@ -533,7 +541,7 @@ static int tail_output(const char *path, long *off)
 	unsigned k, n;
 
 	if (!f)
-		return 0;	/* not there until the job starts */
+		return 0; /* not there until the job starts */
 	if (!fseek(f, *off, SEEK_SET))
 		while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
 			*off += len;
@@ -596,7 +604,8 @@ static int follow_job(struct submit *sb, size_t k)
 		if (st.done) {
 			tail_output(out, &off);
 			status = !strcmp(st.state, "COMPLETED") && st.exit_code <= 0 ? 0 :
-				 st.exit_code > 0 ? st.exit_code : 1;
+				 st.exit_code > 0 ? st.exit_code :
+						    1;
 			printf("job %s ended: %s, exit status %d\n", id, st.state, status);
 			break;
 		}
@@ -616,7 +625,8 @@ static int report_wait(struct submit *sb)
 	if (store_latest_run(sb->st, sb->spec_abs, &run) == 1 &&
 	    !store_run_counts(sb->st, run.id, &got, &failed, &points, &invalid))
 		printf("run %lld: %lld of %lld launches, %lld failed; %lld points stored, "
-		       "%lld invalid\n", run.id, got, run.planned_launches, failed, points, invalid);
+		       "%lld invalid\n",
+		       run.id, got, run.planned_launches, failed, points, invalid);
 	store_run_release(&run);
 	if (sb->job_status < 0)
 		error("job %s: Slurm no longer knows how it ended", sb->prev);
@@ -649,8 +659,12 @@ static void submit_release(struct submit *sb)
 int cmd_submit(int argc, char **argv)
 {
 	struct submit_args a = { STORE_DEFAULT_PATH, NULL, 1, 0, 0 };
-	struct submit sb = { .a = &a, .spec = SPEC_INIT, .plan = PLAN_INIT,
-			     .ids = STRVEC_INIT, .outputs = STRVEC_INIT, .lock = RUNLOCK_INIT,
+	struct submit sb = { .a = &a,
+			     .spec = SPEC_INIT,
+			     .plan = PLAN_INIT,
+			     .ids = STRVEC_INIT,
+			     .outputs = STRVEC_INIT,
+			     .lock = RUNLOCK_INIT,
 			     .need = { STRVEC_INIT, 0, 0, STRVEC_INIT, STRVEC_INIT, 0, 0 } };
 	int status;
 
@@ -668,7 +682,8 @@ int cmd_submit(int argc, char **argv)
 	runlock_release(&sb.lock);
 	if (!status && sb.need.dpu_hosts && !a.het)
 		printf("note: hosts and DPUs in one allocation (--nodelist %s); --hetjob makes "
-		       "them two node classes\n", sb.nodelist);
+		       "them two node classes\n",
+		       sb.nodelist);
 	for (size_t k = 0; !status && a.wait && k < sb.ids.nr; k++) {
 		sb.job_status = follow_job(&sb, k);
 		if (sb.job_status >= 0)

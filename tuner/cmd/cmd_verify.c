@@ -39,12 +39,15 @@
 enum { OPT_EXPORT, OPT_DB, OPT_LAUNCHER, OPT_METRIC, OPT_HIGHER, OPT_JSON, OPT_DRY_RUN, NOPTS };
 
 static const struct cli_option verify_options[NOPTS + 1] = {
-	[OPT_EXPORT] = { "export", 0, "FILE", "the exported settings B runs with: an ompi-rules\n"
+	[OPT_EXPORT] = { "export", 0, "FILE",
+			 "the exported settings B runs with: an ompi-rules\n"
 			 "(or ompi-json) file, an env or mpich file, an mca-params file" },
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
-	[OPT_LAUNCHER] = { "launcher", 0, "L", "mpirun, srun or hydra (default: srun inside a Slurm\n"
+	[OPT_LAUNCHER] = { "launcher", 0, "L",
+			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
 			   "allocation, else the spec's launcher)" },
-	[OPT_METRIC] = { "metric", 0, "REGEX", "figures from the output: each line it matches, the\n"
+	[OPT_METRIC] = { "metric", 0, "REGEX",
+			 "figures from the output: each line it matches, the\n"
 			 "last ( ) group the number, earlier groups its name\n"
 			 "(default: the launch's wall time)" },
 	[OPT_HIGHER] = { "higher", 0, NULL, "larger figures are better (bandwidth, rate)" },
@@ -54,7 +57,8 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 };
 
 static const struct cli_command verify_cli = {
-	"verify", "SPEC --export FILE [--db FILE] [--launcher L] [--metric REGEX]\n"
+	"verify",
+	"SPEC --export FILE [--db FILE] [--launcher L] [--metric REGEX]\n"
 	"[--higher] [--json] [--dry-run] [-- COMMAND [ARGS...]]",
 	"Runs COMMAND (an MPI program) on the spec's host ranks through the spec's\n"
 	"launcher without the exported settings (A) and with them (B), in pairs of\n"
@@ -78,7 +82,7 @@ static const struct cli_command verify_cli = {
 struct verify_args {
 	const char *path, *db, *export, *launcher, *metric;
 	int higher, json, dry;
-	char **cmd;		/* COMMAND ARGS..., or NULL */
+	char **cmd; /* COMMAND ARGS..., or NULL */
 	int ncmd;
 };
 
@@ -105,17 +109,17 @@ struct proof_point {
 	char id_b[96], id_ref[96];
 	struct strvec prog, env_ref;
 	struct vjob job;
-	int applied;		/* 1 yes, 0 no, -1 not known (no traffic seen) */
+	int applied; /* 1 yes, 0 no, -1 not known (no traffic seen) */
 };
 
 struct proof {
-	const char *rules;	/* the file B names; NULL: no proof for these settings */
-	int mpich;		/* MPICH CVARs: one launch of every collective and size
+	const char *rules; /* the file B names; NULL: no proof for these settings */
+	int mpich;	   /* MPICH CVARs: one launch of every collective and size
 				 * with MPIR_CVAR_COLLECTIVE_FALLBACK=error (p[0]) */
-	const char *none;	/* why there is none */
+	const char *none;  /* why there is none */
 	struct proof_point *p;
 	size_t n;
-	int failed;		/* a point not applied */
+	int failed; /* a point not applied */
 };
 
 /* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
@@ -127,13 +131,27 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 	cli_begin(&c, &verify_cli, argc, argv);
 	while ((o = cli_next(&c)) >= 0)
 		switch (o) {
-		case OPT_EXPORT: a->export = c.arg; break;
-		case OPT_DB: a->db = c.arg; break;
-		case OPT_LAUNCHER: a->launcher = c.arg; break;
-		case OPT_METRIC: a->metric = c.arg; break;
-		case OPT_HIGHER: a->higher = 1; break;
-		case OPT_JSON: a->json = 1; break;
-		case OPT_DRY_RUN: a->dry = 1; break;
+		case OPT_EXPORT:
+			a->export = c.arg;
+			break;
+		case OPT_DB:
+			a->db = c.arg;
+			break;
+		case OPT_LAUNCHER:
+			a->launcher = c.arg;
+			break;
+		case OPT_METRIC:
+			a->metric = c.arg;
+			break;
+		case OPT_HIGHER:
+			a->higher = 1;
+			break;
+		case OPT_JSON:
+			a->json = 1;
+			break;
+		case OPT_DRY_RUN:
+			a->dry = 1;
+			break;
 		}
 	if (o != CLI_END)
 		return o;
@@ -141,7 +159,7 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 		return CLI_BAD;
 	if (!a->export) {
 		cli_usage_error(&verify_cli, "--export FILE is needed: the settings B runs with "
-				"(sweetspot export writes them)");
+					     "(sweetspot export writes them)");
 		return CLI_BAD;
 	}
 	a->path = c.operands[0];
@@ -155,8 +173,10 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 static char *loop_path(const struct spec *s)
 {
 	const char *slash = strrchr(s->host_bin, '/');
-	char *loop = slash ? xasprintf("%.*s/sweetspot-loop", (int)(slash - s->host_bin), s->host_bin)
-			   : xstrdup("sweetspot-loop"), *path = launch_which(loop);
+	char *loop = slash ? xasprintf("%.*s/sweetspot-loop", (int)(slash - s->host_bin),
+				       s->host_bin) :
+			     xstrdup("sweetspot-loop"),
+	     *path = launch_which(loop);
 
 	free(loop);
 	return path;
@@ -191,15 +211,17 @@ static int make_program(const struct verify_args *a, const struct spec *s, struc
 			snprintf(colls + strlen(colls), sizeof(colls) - strlen(colls), "%s%s",
 				 *colls ? "," : "", s->collectives.v[i]);
 	if (!*colls)
-		return error("verify: %s lists no collective of the MPI library's (bcast, gather, "
-			     "allgather, reduce, allreduce) for the collective loop: name a COMMAND",
-			     a->path);
+		return error(
+			"verify: %s lists no collective of the MPI library's (bcast, gather, "
+			"allgather, reduce, allreduce) for the collective loop: name a COMMAND",
+			a->path);
 	for (size_t i = 0; i < s->nsizes; i++)
 		snprintf(sizes + strlen(sizes), sizeof(sizes) - strlen(sizes), "%s%llu",
 			 i ? "," : "", (unsigned long long)s->sizes[i]);
 	if (!(path = loop_path(s)))
 		return error("verify: sweetspot-loop, the collective loop, is not built beside %s "
-			     "(make), and no COMMAND was given", s->host_bin);
+			     "(make), and no COMMAND was given",
+			     s->host_bin);
 	strvec_push(prog, path);
 	free(path);
 	strvec_pushv(prog, (const char *const[]){ "-c", colls, "-m", sizes, "-i", NULL });
@@ -274,11 +296,11 @@ struct verify_state {
 	int use_metric;
 	struct verify_figure *fig;
 	size_t nfig;
-	int have;		/* the first launch set the figures */
-	unsigned pairs;		/* complete pairs */
-	const char *failed;	/* "A", "B" or "A and B" when launches failed */
+	int have;	    /* the first launch set the figures */
+	unsigned pairs;	    /* complete pairs */
+	const char *failed; /* "A", "B" or "A and B" when launches failed */
 	char reason[1100];
-	int bad_metric;		/* no figure in a launch's output */
+	int bad_metric; /* no figure in a launch's output */
 };
 
 /* Adds launch (side, rep)'s figures. 0, 1 when the launch failed (noted in
@@ -309,7 +331,8 @@ static int add_launch(struct verify_state *v, struct runner *r, const struct run
 		if (!n) {
 			v->bad_metric = 1;
 			error("verify: --metric '%s' matches no line of %s r%u's output (%s)",
-			      v->a->metric ? v->a->metric : VERIFY_LOOP_METRIC, job->row.id, rep, log);
+			      v->a->metric ? v->a->metric : VERIFY_LOOP_METRIC, job->row.id, rep,
+			      log);
 			goto out;
 		}
 	} else {
@@ -404,20 +427,23 @@ static void print_json(const struct verify_state *v, const struct runner *r,
 		json_t *j = json_object();
 
 		json_object_set_new(j, "name", json_string(f->name));
-		json_object_set_new(j, "a", json_pack("{s:o,s:[o,o],s:I}", "median", num_or_null(f->med_a),
-						     "ci", num_or_null(f->a_lo), num_or_null(f->a_hi),
-						     "n", (json_int_t)f->na));
-		json_object_set_new(j, "b", json_pack("{s:o,s:[o,o],s:I}", "median", num_or_null(f->med_b),
-						     "ci", num_or_null(f->b_lo), num_or_null(f->b_hi),
-						     "n", (json_int_t)f->nb));
+		json_object_set_new(j, "a",
+				    json_pack("{s:o,s:[o,o],s:I}", "median", num_or_null(f->med_a),
+					      "ci", num_or_null(f->a_lo), num_or_null(f->a_hi), "n",
+					      (json_int_t)f->na));
+		json_object_set_new(j, "b",
+				    json_pack("{s:o,s:[o,o],s:I}", "median", num_or_null(f->med_b),
+					      "ci", num_or_null(f->b_lo), num_or_null(f->b_hi), "n",
+					      (json_int_t)f->nb));
 		json_object_set_new(j, "ratio", num_or_null(f->ratio));
-		json_object_set_new(j, "ratio_ci", json_pack("[o,o]", num_or_null(f->r_lo),
-							     num_or_null(f->r_hi)));
+		json_object_set_new(j, "ratio_ci",
+				    json_pack("[o,o]", num_or_null(f->r_lo), num_or_null(f->r_hi)));
 		json_object_set_new(j, "p", num_or_null(f->p));
 		json_object_set_new(j, "p_holm", num_or_null(f->p_holm));
 		json_object_set_new(j, "verdict", json_string(f->verdict));
-		json_object_set_new(j, "more_launches", f->more_launches >= 0
-					? json_integer(f->more_launches) : json_null());
+		json_object_set_new(j, "more_launches",
+				    f->more_launches >= 0 ? json_integer(f->more_launches) :
+							    json_null());
 		json_array_append_new(figs, j);
 	}
 	json_object_set_new(o, "figures", figs);
@@ -431,7 +457,8 @@ static void print_text(const struct verify_state *v, const struct runner *r,
 		       const struct verify_ctx *x, const struct proof *pf)
 {
 	printf("verify run %lld: %u pairs; A without, B with %s (%s); %s is better\n", r->run.id,
-	       v->pairs, v->a->export, verify_kind_name(x->kind), v->a->higher ? "higher" : "lower");
+	       v->pairs, v->a->export, verify_kind_name(x->kind),
+	       v->a->higher ? "higher" : "lower");
 	printf("%-24s %-28s %-28s %-24s %8s  %s\n", "figure", "A median [95% CI]",
 	       "B median [95% CI]", "B/A [95% CI]", "p (Holm)", "verdict");
 	for (size_t i = 0; i < v->nfig; i++) {
@@ -445,7 +472,8 @@ static void print_text(const struct verify_state *v, const struct runner *r,
 			snprintf(more, sizeof(more), " (about %ld more launches would decide)",
 				 f->more_launches);
 		else if (!strcmp(f->verdict, "no difference shown"))
-			snprintf(more, sizeof(more), " (no estimate of the launches it would take)");
+			snprintf(more, sizeof(more),
+				 " (no estimate of the launches it would take)");
 		printf("%-24s %-28s %-28s %-24s %8.4f  %s%s\n", f->name, a, b, q, f->p_holm,
 		       f->verdict, more);
 	}
@@ -489,10 +517,11 @@ static int proof_plan_mpich(struct proof *pf, const struct spec *s, const struct
 	int forced = 0;
 
 	for (size_t i = 0; i < env_b->nr; i++)
-		forced |= !strncmp(env_b->v[i], "MPIR_CVAR_", 10) || !strncmp(env_b->v[i], "MPICH_", 6);
+		forced |= !strncmp(env_b->v[i], "MPIR_CVAR_", 10) ||
+			  !strncmp(env_b->v[i], "MPICH_", 6);
 	if (!forced || !(loop = loop_path(s))) {
-		pf->none = forced ? "sweetspot-loop is not built beside the spec's kernel"
-				  : "the settings force no MPICH algorithm (MPIR_CVAR_...)";
+		pf->none = forced ? "sweetspot-loop is not built beside the spec's kernel" :
+				    "the settings force no MPICH algorithm (MPIR_CVAR_...)";
 		return 0;
 	}
 	for (size_t i = 0; i < s->collectives.nr; i++)
@@ -509,7 +538,8 @@ static int proof_plan_mpich(struct proof *pf, const struct spec *s, const struct
 	p = pf->p;
 	p->coll = "every collective";
 	snprintf(p->id_b, sizeof(p->id_b), "proof-B-mpich-fallback-error");
-	strvec_pushv(&p->prog, (const char *const[]){ loop, "--once", "-c", colls, "-m", sizes, NULL });
+	strvec_pushv(&p->prog,
+		     (const char *const[]){ loop, "--once", "-c", colls, "-m", sizes, NULL });
 	for (size_t i = 0; i < env_b->nr; i++)
 		strvec_push(&p->env_ref, env_b->v[i]);
 	strvec_push(&p->env_ref, "MPIR_CVAR_COLLECTIVE_FALLBACK=error");
@@ -539,8 +569,8 @@ static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
 	if ((rc = verify_rules_load(pf->rules, &rules)) < 0)
 		return -1;
 	if (rc > 0 || !(loop = loop_path(s))) {
-		pf->none = rc > 0 ? "JSON rules (Open MPI 6) are not read here"
-				  : "sweetspot-loop is not built beside the spec's kernel";
+		pf->none = rc > 0 ? "JSON rules (Open MPI 6) are not read here" :
+				    "sweetspot-loop is not built beside the spec's kernel";
 		pf->rules = NULL;
 		if (!rc)
 			verify_rules_release(&rules);
@@ -564,12 +594,13 @@ static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
 				 (unsigned long long)p->bytes);
 			snprintf(p->id_ref, sizeof(p->id_ref), "proof-ref-%s-%llu", coll,
 				 (unsigned long long)p->bytes);
-			strvec_pushv(&p->prog, (const char *const[]){ loop, "--once", "-c", coll, "-m",
-								      NULL });
+			strvec_pushv(&p->prog, (const char *const[]){ loop, "--once", "-c", coll,
+								      "-m", NULL });
 			strvec_pushf(&p->prog, "%llu", (unsigned long long)p->bytes);
 			if (p->alg) {
 				strvec_push(&p->env_ref, "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
-				strvec_pushf(&p->env_ref, "OMPI_MCA_coll_tuned_%s_algorithm=%d", coll, p->alg);
+				strvec_pushf(&p->env_ref, "OMPI_MCA_coll_tuned_%s_algorithm=%d",
+					     coll, p->alg);
 			}
 		}
 	}
@@ -610,8 +641,8 @@ static char *traffic(const char *dir)
 				     t = strtok_r(NULL, "\t\n", &save))
 					field[n++] = t;
 				if (n == 5)
-					strvec_pushf(&lines, "%s %s %s %s", field[1], field[2], field[3],
-						     field[4]);
+					strvec_pushf(&lines, "%s %s %s %s", field[1], field[2],
+						     field[3], field[4]);
 			}
 			if (f)
 				fclose(f);
@@ -631,8 +662,8 @@ static char *traffic(const char *dir)
 
 /* Launches one proof job (repetition 1). 0, 1 interrupted, 2 failed (the
  * reason in v), -1 store failure; *dir is its folder (the caller frees it). */
-static int proof_launch(struct runner *r, const struct runner_job *job, char *reason,
-			size_t rlen, char **dir)
+static int proof_launch(struct runner *r, const struct runner_job *job, char *reason, size_t rlen,
+			char **dir)
 {
 	struct runner_outcome oc;
 	double wall;
@@ -662,8 +693,10 @@ static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx
 {
 	if (pf->mpich) {
 		struct proof_point *p = &pf->p[0];
-		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn, 0, 0,
-						 "host" }, .env = &p->env_ref, .data = &p->job };
+		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn,
+						 0, 0, "host" },
+					.env = &p->env_ref,
+					.data = &p->job };
 		char *dir = NULL, why[1100] = "";
 		int rc = proof_launch(r, &b, why, sizeof(why), &dir);
 
@@ -679,8 +712,10 @@ static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx
 	}
 	for (size_t i = 0; i < pf->n; i++) {
 		struct proof_point *p = &pf->p[i];
-		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn, 0, 0,
-						 "host" }, .env = &x->env_b, .data = &p->job };
+		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn,
+						 0, 0, "host" },
+					.env = &x->env_b,
+					.data = &p->job };
 		struct runner_job ref = b;
 		char *dir_b = NULL, *dir_ref = NULL, *tb = NULL, *tr = NULL;
 		int rc;
@@ -713,14 +748,17 @@ static void proof_text(const struct proof *pf)
 	}
 	if (pf->mpich) {
 		printf("proof: one call of each collective and size with B's settings and "
-		       "MPIR_CVAR_COLLECTIVE_FALLBACK=error: %s\n", pf->p[0].applied
-		       ? "MPICH ran every forced algorithm: applied"
-		       : "MPICH refused a forced algorithm (it would have fallen back to its own): "
-			 "NOT APPLIED");
+		       "MPIR_CVAR_COLLECTIVE_FALLBACK=error: %s\n",
+		       pf->p[0].applied ? "MPICH ran every forced algorithm: applied" :
+					  "MPICH refused a forced algorithm (it would have fallen "
+					  "back to its own): "
+					  "NOT APPLIED");
 		return;
 	}
-	printf("proof: one call of each collective and size under Open MPI's pml monitoring, with B's "
-	       "settings and with what %s gives forced:\n", pf->rules);
+	printf("proof: one call of each collective and size under Open MPI's pml monitoring, with "
+	       "B's "
+	       "settings and with what %s gives forced:\n",
+	       pf->rules);
 	for (size_t i = 0; i < pf->n; i++) {
 		const struct proof_point *p = &pf->p[i];
 		char what[64];
@@ -730,10 +768,10 @@ static void proof_text(const struct proof *pf)
 		else
 			snprintf(what, sizeof(what), "no rules (Open MPI's own choice)");
 		printf("  %-10s %10llu: %s: %s\n", p->coll, (unsigned long long)p->bytes, what,
-		       p->applied > 0 ? "the same traffic: applied"
-		       : p->applied ? "no traffic seen: not known"
-				    : "other traffic (another algorithm ran, or an inner collective "
-				      "followed another rule): NOT APPLIED");
+		       p->applied > 0 ? "the same traffic: applied" :
+		       p->applied     ? "no traffic seen: not known" :
+				    "other traffic (another algorithm ran, or an inner collective "
+				    "followed another rule): NOT APPLIED");
 	}
 }
 
@@ -746,8 +784,9 @@ static json_t *proof_json(const struct proof *pf)
 		json_decref(pts);
 		return o;
 	}
-	json_object_set_new(o, pf->mpich ? "method" : "rules",
-			    json_string(pf->mpich ? "MPIR_CVAR_COLLECTIVE_FALLBACK=error" : pf->rules));
+	json_object_set_new(
+		o, pf->mpich ? "method" : "rules",
+		json_string(pf->mpich ? "MPIR_CVAR_COLLECTIVE_FALLBACK=error" : pf->rules));
 	json_object_set_new(o, "applied", json_boolean(!pf->failed));
 	if (pf->mpich) {
 		json_decref(pts);
@@ -756,10 +795,10 @@ static json_t *proof_json(const struct proof *pf)
 	for (size_t i = 0; i < pf->n; i++) {
 		const struct proof_point *p = &pf->p[i];
 
-		json_array_append_new(pts, json_pack("{s:s,s:I,s:i,s:o}", "collective", p->coll,
-						     "bytes", (json_int_t)p->bytes, "algorithm", p->alg,
-						     "applied", p->applied < 0 ? json_null()
-									       : json_boolean(p->applied)));
+		json_array_append_new(
+			pts, json_pack("{s:s,s:I,s:i,s:o}", "collective", p->coll, "bytes",
+				       (json_int_t)p->bytes, "algorithm", p->alg, "applied",
+				       p->applied < 0 ? json_null() : json_boolean(p->applied)));
 	}
 	json_object_set_new(o, "points", pts);
 	return o;
@@ -775,8 +814,8 @@ static int measure(const struct verify_args *a, struct runner *r, struct store *
 	int rc, status = 1;
 
 	v.use_metric = a->metric || !a->cmd;
-	if (v.use_metric && verify_metric_compile(&v.metric, a->metric ? a->metric
-								       : VERIFY_LOOP_METRIC))
+	if (v.use_metric &&
+	    verify_metric_compile(&v.metric, a->metric ? a->metric : VERIFY_LOOP_METRIC))
 		return EXIT_USAGE;
 	if (runner_open(r, st, a->path, a->db, other_commands(r, st, a->path, jobs),
 			2LL * most + 2LL * (long long)pf->n, 0, 2, (long)most))
@@ -796,16 +835,19 @@ static int measure(const struct verify_args *a, struct runner *r, struct store *
 	if (!rc && store_run_end(st, r->run.id, "done"))
 		rc = -1;
 	if (rc == 1) {
-		fprintf(stderr, "sweetspot: interrupted; verify run %lld keeps its launches: run "
-			"the same command again to continue\n", r->run.id);
+		fprintf(stderr,
+			"sweetspot: interrupted; verify run %lld keeps its launches: run "
+			"the same command again to continue\n",
+			r->run.id);
 		status = 130;
 	} else if (rc == 2) {
 		if (!strcmp(v.failed, "B") && v.nfig && v.fig[0].na > 0)
 			error("verify: the program fails with the settings of %s (B) and runs "
-			      "without them (A): %s", a->export, v.reason);
+			      "without them (A): %s",
+			      a->export, v.reason);
 		else
-			error("verify: %s%s failed: %s", strcmp(v.failed, "the proof") ? "launch " : "",
-			      v.failed, v.reason);
+			error("verify: %s%s failed: %s",
+			      strcmp(v.failed, "the proof") ? "launch " : "", v.failed, v.reason);
 	} else if (rc < 0) {
 		status = v.bad_metric ? EXIT_USAGE : 1;
 	} else {
@@ -838,7 +880,8 @@ int cmd_verify(int argc, char **argv)
 	if (status != CLI_END)
 		return cli_status(status);
 	status = EXIT_USAGE;
-	if (spec_load(a.path, &spec) || runner_pick_launcher(a.launcher, &spec, a.path, a.dry, &l) ||
+	if (spec_load(a.path, &spec) ||
+	    runner_pick_launcher(a.launcher, &spec, a.path, a.dry, &l) ||
 	    make_program(&a, &spec, &x.prog) || verify_settings(a.export, &x.env_b, &x.kind) ||
 	    proof_plan(&pf, &spec, l, &x.env_b))
 		goto out;
@@ -855,9 +898,11 @@ int cmd_verify(int argc, char **argv)
 	r.retry_failed = 1;
 	r.progress_out = stderr;
 	for (int i = 0; i < 2; i++)
-		jobs[i] = (struct runner_job){ .row = { i ? "verify-B" : "verify-A", (int)spec.nodes.nr,
-							(int)spec.ppn, 0, 0, "host" },
-					       .points = 0, .env = i ? &x.env_b : NULL,
+		jobs[i] = (struct runner_job){ .row = { i ? "verify-B" : "verify-A",
+							(int)spec.nodes.nr, (int)spec.ppn, 0, 0,
+							"host" },
+					       .points = 0,
+					       .env = i ? &x.env_b : NULL,
 					       .data = &main_job };
 	if (a.dry) {
 		status = runner_dry_run(&r, a.path, a.db, jobs, 2, stdout) ? 1 : 0;

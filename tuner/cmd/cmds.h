@@ -18,19 +18,19 @@ struct command {
  * with a NULL name. */
 extern const struct command commands[];
 
-int cmd_init(int argc, char **argv);		/* cmd_init.c */
-int cmd_plan(int argc, char **argv);		/* cmd_plan.c (plan module) */
-int cmd_generate(int argc, char **argv);	/* cmd_generate.c (plan module) */
+int cmd_init(int argc, char **argv);	 /* cmd_init.c */
+int cmd_plan(int argc, char **argv);	 /* cmd_plan.c (plan module) */
+int cmd_generate(int argc, char **argv); /* cmd_generate.c (plan module) */
 int cmd_run(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
-int cmd_search(int argc, char **argv);		/* cmd_search.c (search module) */
-int cmd_export(int argc, char **argv);		/* cmd_export.c (search module) */
-int cmd_recommend(int argc, char **argv);	/* cmd_recommend.c (search module) */
-int cmd_plot(int argc, char **argv);		/* cmd_plot.c (search module) */
-int cmd_report(int argc, char **argv);		/* cmd_report.c (search module) */
-int cmd_baseline(int argc, char **argv);	/* cmd_baseline.c (search module) */
-int cmd_verify(int argc, char **argv);		/* cmd_verify.c */
-int cmd_model(int argc, char **argv);		/* cmd_model.c (model module) */
+int cmd_search(int argc, char **argv);	  /* cmd_search.c (search module) */
+int cmd_export(int argc, char **argv);	  /* cmd_export.c (search module) */
+int cmd_recommend(int argc, char **argv); /* cmd_recommend.c (search module) */
+int cmd_plot(int argc, char **argv);	  /* cmd_plot.c (search module) */
+int cmd_report(int argc, char **argv);	  /* cmd_report.c (search module) */
+int cmd_baseline(int argc, char **argv);  /* cmd_baseline.c (search module) */
+int cmd_verify(int argc, char **argv);	  /* cmd_verify.c */
+int cmd_model(int argc, char **argv);	  /* cmd_model.c (model module) */
 
 #endif

@@ -17,16 +17,23 @@ const struct command commands[] = {
 	{ "plan", cmd_plan, "show the layouts and points a sweep spec expands to" },
 	{ "generate", cmd_generate, "write the hostfiles and MPMD files of every layout" },
 	{ "run", cmd_run, "measure a spec's plan, one launch per layout, and store every point" },
-	{ "submit", cmd_submit, "run the sweep as Slurm batch jobs (sbatch), in chunks that resume" },
+	{ "submit", cmd_submit,
+	  "run the sweep as Slurm batch jobs (sbatch), in chunks that resume" },
 	{ "results", cmd_results, "print the measurements of a run (table, CSV, JSON)" },
 	{ "search", cmd_search, "find the best layouts with fewer launches than the full grid" },
-	{ "recommend", cmd_recommend, "the best configuration per collective and size band, and how to launch it" },
-	{ "baseline", cmd_baseline, "measure Open MPI's own algorithms on the hosts alone (for the rules)" },
-	{ "model", cmd_model, "calibrate from a few launches; predict, check or extrapolate every point" },
-	{ "export", cmd_export, "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
-	{ "verify", cmd_verify, "A/B the exported settings on your own MPI program, with proof they applied" },
+	{ "recommend", cmd_recommend,
+	  "the best configuration per collective and size band, and how to launch it" },
+	{ "baseline", cmd_baseline,
+	  "measure Open MPI's own algorithms on the hosts alone (for the rules)" },
+	{ "model", cmd_model,
+	  "calibrate from a few launches; predict, check or extrapolate every point" },
+	{ "export", cmd_export,
+	  "write the decisions as Open MPI rules, UCC, env, MPMD files or a profile" },
+	{ "verify", cmd_verify,
+	  "A/B the exported settings on your own MPI program, with proof they applied" },
 	{ "plot", cmd_plot, "draw offload efficiency and runtime figures (PNG, SVG) with gnuplot" },
-	{ "report", cmd_report, "one static HTML page of a run: recommendations, figures, exports, logs" },
+	{ "report", cmd_report,
+	  "one static HTML page of a run: recommendations, figures, exports, logs" },
 	{ NULL, NULL, NULL },
 };
 
@@ -36,7 +43,8 @@ static void usage(FILE *f)
 	      "       sweetspot help COMMAND\n\n"
 	      "Find how many worker processes to put on SmartNICs (DPUs) or onload\n"
 	      "cores, and how to spread the work among them, by measuring.\n\n"
-	      "Commands:\n", f);
+	      "Commands:\n",
+	      f);
 	for (const struct command *c = commands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fputs("\n'sweetspot COMMAND --help' describes one command.\n", f);

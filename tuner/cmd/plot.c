@@ -38,10 +38,10 @@ struct band {
 
 /* One configuration and the summary of its launches. */
 struct conf {
-	const struct store_point *p;	/* its first launch's point */
+	const struct store_point *p; /* its first launch's point */
 	struct band oe, ref, comm;
-	int in_set;		/* in its decision's indifference set (verdict.h) */
-	int predicted;		/* the model's, not measured (model figures) */
+	int in_set;    /* in its decision's indifference set (verdict.h) */
+	int predicted; /* the model's, not measured (model figures) */
 };
 
 /* The configurations of one collective, algorithm and assignment. */
@@ -65,7 +65,7 @@ struct group {
 /* One line of a figure: its column name, its legend, a conf per worker count. */
 struct line {
 	char key[64], title[128];
-	int predicted;		/* pick() takes the model's confs, else measured ones */
+	int predicted; /* pick() takes the model's confs, else measured ones */
 	const struct conf *cell[256];
 };
 
@@ -262,7 +262,7 @@ static size_t pick(const struct group *g, uint64_t bytes, int wpn, const char *p
 		for (w = 0; w < g->nworkers && g->workers[w] != (unsigned)c->p->workers; w++)
 			;
 		if (w == g->nworkers)
-			continue;	/* past the 256 worker counts a figure shows */
+			continue; /* past the 256 worker counts a figure shows */
 		if (!l->cell[w]) {
 			filled++;
 			l->cell[w] = c;
@@ -281,8 +281,10 @@ static void safe_name(char *dst, size_t n, const char *src)
 	for (i = 0; src[i] && i + 1 < n; i++) {
 		char c = src[i];
 
-		dst[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '-') ? c : '_';
+		dst[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-') ?
+				 c :
+				 '_';
 	}
 	dst[i] = '\0';
 }
@@ -325,11 +327,12 @@ struct figure {
 };
 
 #define SET_TITLE "the set"
-#define SET_NOTE "Ringed: the indifference set, every configuration not significantly worse " \
+#define SET_NOTE                                                                     \
+	"Ringed: the indifference set, every configuration not significantly worse " \
 	"than the best (the recommendation is its cheapest member)."
 #define REF_BAND_TITLE "reference (hosts alone): min-max of the launches"
-#define REF_TITLE "reference: median"
-#define COMM_TITLE "offloaded communication: median and 95% CI"
+#define REF_TITLE      "reference: median"
+#define COMM_TITLE     "offloaded communication: median and 95% CI"
 
 /* dat.dat: "workers", then per line the median and its interval of OE
  * (oe@K oe_lo@K oe_hi@K set@K), or of the reference (ref_us@K ref_min@K
@@ -353,7 +356,8 @@ static int write_dat(const char *tmp, enum fig_kind kind, const struct panel *pn
 		if (oe)
 			fprintf(f, " oe@%s oe_lo@%s oe_hi@%s set@%s", key, key, key, key);
 		else
-			fprintf(f, " ref_us@%s ref_min@%s ref_max@%s comm_us@%s comm_lo@%s comm_hi@%s",
+			fprintf(f,
+				" ref_us@%s ref_min@%s ref_max@%s comm_us@%s comm_lo@%s comm_hi@%s",
 				key, key, key, key, key, key);
 	}
 	fputc('\n', f);
@@ -430,22 +434,32 @@ static void put_plot(FILE *gp, const struct figure *fg, const struct panel *pn)
 
 			/* Measured and predicted lines of one size share a colour. */
 			if (pn->lines[k].predicted)
-				fprintf(gp, "%s '%s.dat' using 1:%zu with linespoints lt %zu dt 2 pt 6 title '%s'",
+				fprintf(gp,
+					"%s '%s.dat' using 1:%zu with linespoints lt %zu dt 2 pt 6 "
+					"title '%s'",
 					sep, pn->dat, c, lt, t);
 			else
-				fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu title '%s'",
+				fprintf(gp,
+					"%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu "
+					"title '%s'",
 					sep, pn->dat, c, c + 1, c + 2, lt, t);
 		} else if (fg->kind == FIG_OE) {
 			size_t c = 2 + 4 * k;
 
-			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu title '%s',"
-				" '' using 1:($%zu > 0 ? $%zu : 1/0) with points pt 6 ps 2.6 lw 1.5 "
-				"lc rgb '#000000' %s", sep, pn->dat, c, c + 1, c + 2, k + 1, t, c + 3, c,
+			fprintf(gp,
+				"%s '%s.dat' using 1:%zu:%zu:%zu with yerrorlines lt %zu title "
+				"'%s',"
+				" '' using 1:($%zu > 0 ? $%zu : 1/0) with points pt 6 ps 2.6 lw "
+				"1.5 "
+				"lc rgb '#000000' %s",
+				sep, pn->dat, c, c + 1, c + 2, k + 1, t, c + 3, c,
 				k + 1 < pn->to ? "notitle" : "title '" SET_TITLE "'");
 		} else {
 			size_t c = 2 + 6 * k;
 
-			fprintf(gp, "%s '%s.dat' using 1:%zu:%zu with filledcurves fs transparent solid 0.2 "
+			fprintf(gp,
+				"%s '%s.dat' using 1:%zu:%zu with filledcurves fs transparent "
+				"solid 0.2 "
 				"noborder lt 1 title '" REF_BAND_TITLE "',"
 				" '' using 1:%zu with linespoints lt 1 dt 2 title '" REF_TITLE "',"
 				" '' using 1:%zu:%zu:%zu with yerrorlines lt 2 title '%s'",
@@ -465,7 +479,7 @@ static size_t key_entries(const struct figure *fg, size_t *longest)
 	*longest = 0;
 	if (fg->kind == FIG_RUNTIME) {
 		*longest = strlen(COMM_TITLE) > strlen(REF_BAND_TITLE) ? strlen(COMM_TITLE) :
-			   strlen(REF_BAND_TITLE);
+									 strlen(REF_BAND_TITLE);
 		return 3;
 	}
 	for (size_t k = pn->from; k < pn->to; k++, n++)
@@ -508,8 +522,10 @@ static int put_figure(const char *tmp, FILE *gp, struct figure *fg)
 		plot_frame_begin(gp, &fr, fg->name, t);
 		for (size_t i = 0; i < fg->npanels; i++) {
 			put_axes(gp, fg, &fg->panel[i]);
-			plot_frame_panel(gp, &fr, i, fg->kind == FIG_RUNTIME ? "time per call (us)" :
-					 "oe_measured (%), median and 95% CI");
+			plot_frame_panel(gp, &fr, i,
+					 fg->kind == FIG_RUNTIME ?
+						 "time per call (us)" :
+						 "oe_measured (%), median and 95% CI");
 			put_plot(gp, fg, &fg->panel[i]);
 			plot_frame_drawn(gp, i);
 		}
@@ -562,8 +578,9 @@ static int runtime_figure(const char *tmp, FILE *gp, struct figure *fg)
 		fg->npanels++;
 	}
 	if (!fg->npanels)
-		return 0;	/* a replay table has no times to draw */
-	name_figure(fg, "runtime", "reference (hosts alone) against the offloaded communication, "
+		return 0; /* a replay table has no times to draw */
+	name_figure(fg, "runtime",
+		    "reference (hosts alone) against the offloaded communication, "
 		    "one panel per size");
 	for (size_t i = 0; i < fg->npanels; i++)
 		snprintf(fg->panel[i].dat, sizeof(fg->panel[i].dat), "%s", fg->name);
@@ -573,7 +590,9 @@ static int runtime_figure(const char *tmp, FILE *gp, struct figure *fg)
 /* OE and runtime against workers, one line per size (best layout each). */
 static int size_figures(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nsizes, sizeof(struct line)), .g = g,
+	struct figure fg = { .kind = FIG_OE,
+			     .lines = xcalloc(g->nsizes, sizeof(struct line)),
+			     .g = g,
 			     .axes = axes };
 	int figs = 0, r;
 	char sz[32];
@@ -604,7 +623,9 @@ static int size_figures(const char *tmp, FILE *gp, const struct group *g, const 
 /* OE against workers at the largest size, one line per WPN. */
 static int wpn_figure(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 1, sizeof(struct line)), .g = g,
+	struct figure fg = { .kind = FIG_OE,
+			     .lines = xcalloc(g->nwpns + 1, sizeof(struct line)),
+			     .g = g,
 			     .axes = axes };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	char sz[32], what[128];
@@ -632,9 +653,12 @@ static int wpn_figure(const char *tmp, FILE *gp, const struct group *g, const st
  * workers (best WPN) leave every core of a node to the application, onload
  * workers take WPN of them. A node's cores are taken as its host ranks plus
  * the most onload workers put on it. */
-static int placement_figure(const char *tmp, FILE *gp, const struct group *g, const struct group *axes)
+static int placement_figure(const char *tmp, FILE *gp, const struct group *g,
+			    const struct group *axes)
 {
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(g->nwpns + 2, sizeof(struct line)), .g = g,
+	struct figure fg = { .kind = FIG_OE,
+			     .lines = xcalloc(g->nwpns + 2, sizeof(struct line)),
+			     .g = g,
 			     .axes = axes };
 	uint64_t bytes = g->sizes[g->nsizes - 1];
 	int cores = g->ppn > 0 ? g->ppn + g->most_onload_wpn : -1, ret = 0;
@@ -646,9 +670,11 @@ static int placement_figure(const char *tmp, FILE *gp, const struct group *g, co
 	if (pick(g, bytes, 0, "dpu", NULL, l)) {
 		snprintf(l->key, sizeof(l->key), "dpu");
 		if (cores > 0)
-			snprintf(l->title, sizeof(l->title), "DPU: the application keeps all %d cores/node", cores);
+			snprintf(l->title, sizeof(l->title),
+				 "DPU: the application keeps all %d cores/node", cores);
 		else
-			snprintf(l->title, sizeof(l->title), "DPU: the application keeps every core");
+			snprintf(l->title, sizeof(l->title),
+				 "DPU: the application keeps every core");
 		fg.nlines++;
 	}
 	for (size_t k = 0; k < g->nwpns; k++) {
@@ -659,11 +685,12 @@ static int placement_figure(const char *tmp, FILE *gp, const struct group *g, co
 			continue;
 		snprintf(l->key, sizeof(l->key), "onload-wpn%u", w);
 		if (cores > 0)
-			snprintf(l->title, sizeof(l->title), "onload WPN %u: the application keeps %d of %d cores/node",
-				 w, cores - (int)w, cores);
+			snprintf(l->title, sizeof(l->title),
+				 "onload WPN %u: the application keeps %d of %d cores/node", w,
+				 cores - (int)w, cores);
 		else
-			snprintf(l->title, sizeof(l->title), "onload WPN %u: %u cores/node taken from the application",
-				 w, w);
+			snprintf(l->title, sizeof(l->title),
+				 "onload WPN %u: %u cores/node taken from the application", w, w);
 		fg.nlines++;
 	}
 	snprintf(what, sizeof(what), "DPU vs onload at %s", format_size(bytes, sz, sizeof(sz)));
@@ -680,7 +707,8 @@ out:
  * its confs (the summaries are copied, their points borrowed). */
 static struct group merge_groups(const struct group *g, size_t n)
 {
-	struct group m = { g[0].p, NULL, 0, { 0 }, 0, { 0 }, 0, { 0 }, 0, 0, 0, -1, 0, g[0].axes_differ };
+	struct group m = { g[0].p, NULL, 0, { 0 }, 0,  { 0 }, 0,
+			   { 0 },  0,	 0, 0,	   -1, 0,     g[0].axes_differ };
 
 	for (size_t i = 0; i < n; i++) {
 		m.confs = xrealloc(m.confs, (m.nconfs + g[i].nconfs + 1) * sizeof(*m.confs));
@@ -703,7 +731,9 @@ static struct group merge_groups(const struct group *g, size_t n)
 static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_t n)
 {
 	struct group m = merge_groups(g, n);
-	struct figure fg = { .kind = FIG_OE, .lines = xcalloc(n + 1, sizeof(struct line)), .g = &m };
+	struct figure fg = { .kind = FIG_OE,
+			     .lines = xcalloc(n + 1, sizeof(struct line)),
+			     .g = &m };
 	int figs = 0;
 	char c[64], sz[32], a[64];
 
@@ -728,8 +758,10 @@ static int sched_figures(const char *tmp, FILE *gp, const struct group *g, size_
 			continue;
 		format_size(m.sizes[k], sz, sizeof(sz));
 		snprintf(fg.name, sizeof(fg.name), "sched-%s-%s", c, sz);
-		snprintf(fg.title, sizeof(fg.title), "%s at %s: offload efficiency per algorithm/schedule, "
-			 "best assignment and layout at each worker count", m.p->key.collective, sz);
+		snprintf(fg.title, sizeof(fg.title),
+			 "%s at %s: offload efficiency per algorithm/schedule, "
+			 "best assignment and layout at each worker count",
+			 m.p->key.collective, sz);
 		figs = put_figure(tmp, gp, &fg) ? -1 : figs + 1;
 	}
 	free(fg.lines);
@@ -758,12 +790,15 @@ static int paper_figure(const char *tmp, FILE *gp, const struct group *g, size_t
 		size_t filled = 0;
 
 		/* Every panel has a line per WPN of any: one colour per WPN. */
-		*pn = (struct panel){ &g[i], xcalloc(m.nwpns + 1, sizeof(struct line)), m.nwpns, 0,
-				      m.nwpns, "", "" };
+		*pn = (struct panel){ &g[i],   xcalloc(m.nwpns + 1, sizeof(struct line)),
+				      m.nwpns, 0,
+				      m.nwpns, "",
+				      "" };
 		for (size_t k = 0; k < m.nwpns; k++) {
 			filled += pick(&g[i], bytes, (int)m.wpns[k], NULL, NULL, &pn->lines[k]);
 			snprintf(pn->lines[k].key, sizeof(pn->lines[k].key), "wpn%u", m.wpns[k]);
-			snprintf(pn->lines[k].title, sizeof(pn->lines[k].title), "WPN %u", m.wpns[k]);
+			snprintf(pn->lines[k].title, sizeof(pn->lines[k].title), "WPN %u",
+				 m.wpns[k]);
 		}
 		if (!filled) {
 			free(pn->lines);
@@ -774,9 +809,10 @@ static int paper_figure(const char *tmp, FILE *gp, const struct group *g, size_t
 		snprintf(pn->title, sizeof(pn->title), "%s assignment", g[i].p->key.assignment);
 		fg.npanels++;
 	}
-	snprintf(fg.title, sizeof(fg.title), "%s (%s) at %s: offload efficiency against workers, one "
-		 "line per WPN, median and 95%% CI (the DPU-Bench paper's figure)", m.p->key.collective,
-		 m.p->key.algorithm, format_size(bytes, sz, sizeof(sz)));
+	snprintf(fg.title, sizeof(fg.title),
+		 "%s (%s) at %s: offload efficiency against workers, one "
+		 "line per WPN, median and 95%% CI (the DPU-Bench paper's figure)",
+		 m.p->key.collective, m.p->key.algorithm, format_size(bytes, sz, sizeof(sz)));
 	if (fg.npanels)
 		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
 	for (size_t i = 0; i < fg.npanels; i++)
@@ -793,7 +829,8 @@ static int model_figure(const char *tmp, FILE *gp, const struct group *g, const 
 {
 	const struct group both[2] = { *g, *pg };
 	struct group m = merge_groups(both, 2);
-	struct figure fg = { .kind = FIG_MODEL, .lines = xcalloc(2 * m.nsizes + 2, sizeof(struct line)),
+	struct figure fg = { .kind = FIG_MODEL,
+			     .lines = xcalloc(2 * m.nsizes + 2, sizeof(struct line)),
 			     .g = &m };
 	int ret = 0;
 	char sz[32];
@@ -804,7 +841,8 @@ static int model_figure(const char *tmp, FILE *gp, const struct group *g, const 
 		struct line *a = &fg.lines[fg.nlines], *b = a + 1;
 
 		b->predicted = 1;
-		if (!pick(&m, m.sizes[k], 0, NULL, NULL, a) || !pick(&m, m.sizes[k], 0, NULL, NULL, b))
+		if (!pick(&m, m.sizes[k], 0, NULL, NULL, a) ||
+		    !pick(&m, m.sizes[k], 0, NULL, NULL, b))
 			continue;
 		format_size(m.sizes[k], sz, sizeof(sz));
 		snprintf(a->key, sizeof(a->key), "%s", sz);
@@ -813,7 +851,8 @@ static int model_figure(const char *tmp, FILE *gp, const struct group *g, const 
 		snprintf(b->title, sizeof(b->title), "predicted %s", sz);
 		fg.nlines += 2;
 	}
-	name_figure(&fg, "model", "measured (95% CI) and predicted offload efficiency, best layout at "
+	name_figure(&fg, "model",
+		    "measured (95% CI) and predicted offload efficiency, best layout at "
 		    "each worker count");
 	if (fg.nlines)
 		ret = put_figure(tmp, gp, &fg) ? -1 : 1;
@@ -883,14 +922,18 @@ static void mark_sets(const struct store_point *pts, size_t n, struct group *g, 
 			for (size_t d = 0; d < v.noff; d++) {
 				const struct offload_verdict *o = &v.off[d];
 
-				if (o->bytes != p->key.bytes || strcmp(o->collective, p->key.collective) ||
-				    strcmp(o->dtype ? o->dtype : "", p->key.dtype ? p->key.dtype : "") ||
+				if (o->bytes != p->key.bytes ||
+				    strcmp(o->collective, p->key.collective) ||
+				    strcmp(o->dtype ? o->dtype : "",
+					   p->key.dtype ? p->key.dtype : "") ||
 				    strcmp(o->op ? o->op : "", p->key.op ? p->key.op : ""))
 					continue;
 				for (size_t k = 0; k < o->nindifferent; k++)
 					if (!strcmp(o->indifferent[k].layout, p->layout) &&
-					    !strcmp(o->indifferent[k].key.algorithm, p->key.algorithm) &&
-					    !strcmp(o->indifferent[k].key.assignment, p->key.assignment))
+					    !strcmp(o->indifferent[k].key.algorithm,
+						    p->key.algorithm) &&
+					    !strcmp(o->indifferent[k].key.assignment,
+						    p->key.assignment))
 						g[i].confs[c].in_set = 1;
 			}
 		}
@@ -903,7 +946,9 @@ static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 		    const struct group *pg, size_t npg)
 {
 	int (*const draw[])(const char *, FILE *, const struct group *, const struct group *) = {
-		size_figures, wpn_figure, placement_figure,
+		size_figures,
+		wpn_figure,
+		placement_figure,
 	};
 	int figs = 0, w = 0;
 	size_t i, j;
@@ -915,7 +960,8 @@ static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 		struct group axes;
 
 		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective) &&
-		     !strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm); j++)
+				!strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm);
+		     j++)
 			;
 		axes = merge_groups(g + i, j - i);
 		for (size_t k = i; k < j && w >= 0; k++)
@@ -929,7 +975,8 @@ static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 	/* Per collective its schedules; per collective and algorithm the
 	 * paper's figure (groups are sorted by collective, then algorithm). */
 	for (i = 0; i < ng; i = j) {
-		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective); j++)
+		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective);
+		     j++)
 			;
 		if ((w = sched_figures(tmp, gp, g + i, j - i)) < 0)
 			return -1;
@@ -937,7 +984,8 @@ static int draw_all(const char *tmp, FILE *gp, const struct group *g, size_t ng,
 	}
 	for (i = 0; i < ng; i = j) {
 		for (j = i + 1; j < ng && !strcmp(g[j].p->key.collective, g[i].p->key.collective) &&
-		     !strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm); j++)
+				!strcmp(g[j].p->key.algorithm, g[i].p->key.algorithm);
+		     j++)
 			;
 		if ((w = paper_figure(tmp, gp, g + i, j - i)) < 0)
 			return -1;
@@ -1002,8 +1050,8 @@ static char *make_tmp(const char *dir)
 	return tmp;
 }
 
-int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
-	       const char *dir)
+int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred,
+	       size_t npred, const char *dir)
 {
 	struct group *g, *pg = NULL;
 	size_t ng = build_groups(pts, n, &g), npg = pred ? build_groups(pred, npred, &pg) : 0;

@@ -22,7 +22,7 @@ struct store_point;
  * temporary folder first and moved in only when gnuplot succeeded, so a
  * failure leaves dir as it was. Returns the number of figures (PNG+SVG
  * pairs) written, or -1 after error(). */
-int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred, size_t npred,
-	       const char *dir);
+int plot_write(const struct store_point *pts, size_t n, const struct store_point *pred,
+	       size_t npred, const char *dir);
 
 #endif

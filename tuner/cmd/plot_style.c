@@ -8,19 +8,19 @@
 
 #include <string.h>
 
-#define PLOT_FONT "sans,10"
-#define PLOT_TITLE_FONT "sans,12"
+#define PLOT_FONT	   "sans,10"
+#define PLOT_TITLE_FONT	   "sans,12"
 /* Average character widths of the two fonts, in pixels: generous, so that
  * a title wrapped to them and a key laid out with them fit. */
-#define PLOT_CHAR_PX 6.6
+#define PLOT_CHAR_PX	   6.6
 #define PLOT_TITLE_CHAR_PX 9.0
 /* A panel's margins: tic labels and the y label on the left, tic labels
  * and the x label below, the panel's own title above. */
-#define PANEL_LEFT 72
-#define PANEL_RIGHT 22
-#define PANEL_TOP 28
-#define PANEL_BOTTOM 52
-#define KEY_ROW_PX 18
+#define PANEL_LEFT	   72
+#define PANEL_RIGHT	   22
+#define PANEL_TOP	   28
+#define PANEL_BOTTOM	   52
+#define KEY_ROW_PX	   18
 
 /* Okabe and Ito's palette ("Color Universal Design", 2008), which reads
  * apart under the common colour blindnesses; black and yellow (faint on
@@ -30,7 +30,7 @@ static const struct {
 	const char *rgb;
 	int pt;
 } plot_lt[] = {
-	{ "#0072B2", 7 }, { "#D55E00", 5 }, { "#009E73", 9 }, { "#CC79A7", 11 },
+	{ "#0072B2", 7 },  { "#D55E00", 5 }, { "#009E73", 9 }, { "#CC79A7", 11 },
 	{ "#E69F00", 13 }, { "#56B4E9", 4 }, { "#000000", 8 }, { "#F0E442", 12 },
 };
 
@@ -104,24 +104,29 @@ void plot_frame_layout(struct plot_frame *fr, size_t npanels, const char *title,
 	fr->key_h = nkeys ? 12 + KEY_ROW_PX * fr->key_rows : 0;
 	fr->note_h = 0;
 	if (note && *note)
-		fr->note_h = 8 + KEY_ROW_PX * wrap_title(note, (size_t)((fr->w - 40) / PLOT_CHAR_PX),
-							  fr->note, sizeof(fr->note));
+		fr->note_h = 8 + KEY_ROW_PX * wrap_title(note,
+							 (size_t)((fr->w - 40) / PLOT_CHAR_PX),
+							 fr->note, sizeof(fr->note));
 	fr->h = fr->title_h + fr->rows * fr->panel_h + fr->key_h + fr->note_h;
 }
 
 void plot_frame_begin(FILE *gp, const struct plot_frame *fr, const char *stem, int svg)
 {
 	if (svg)
-		fprintf(gp, "set terminal svg size %d,%d fixed noenhanced font '%s' background '#ffffff'\n",
+		fprintf(gp,
+			"set terminal svg size %d,%d fixed noenhanced font '%s' background "
+			"'#ffffff'\n",
 			fr->w, fr->h, PLOT_FONT);
 	else
-		fprintf(gp, "set terminal pngcairo size %d,%d noenhanced font '%s' background '#ffffff'\n",
+		fprintf(gp,
+			"set terminal pngcairo size %d,%d noenhanced font '%s' background "
+			"'#ffffff'\n",
 			fr->w, fr->h, PLOT_FONT);
 	fprintf(gp, "set output '%s.%s'\nset multiplot\n", stem, svg ? "svg" : "png");
 	/* The title's first line 16 px from the top; gnuplot centres a
 	 * label's lines on its position, so the block is moved down by half. */
-	fprintf(gp, "set label 1001 \"%s\" at screen 0.5, screen %.4f center font '%s'\n", fr->title,
-		1.0 - (fr->title_h / 2.0 + 2) / fr->h, PLOT_TITLE_FONT);
+	fprintf(gp, "set label 1001 \"%s\" at screen 0.5, screen %.4f center font '%s'\n",
+		fr->title, 1.0 - (fr->title_h / 2.0 + 2) / fr->h, PLOT_TITLE_FONT);
 	if (fr->note_h)
 		fprintf(gp, "set label 1002 \"%s\" at screen 0.5, screen %.4f center\n", fr->note,
 			(fr->note_h / 2.0 + 2) / fr->h);
@@ -132,7 +137,8 @@ void plot_frame_panel(FILE *gp, const struct plot_frame *fr, size_t i, const cha
 	int c = (int)i % fr->cols, r = (int)i / fr->cols;
 	double x0 = c * fr->panel_w, y0 = fr->title_h + r * fr->panel_h;
 
-	fprintf(gp, "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+	fprintf(gp,
+		"set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
 		"set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
 		(x0 + PANEL_LEFT) / fr->w, (x0 + fr->panel_w - PANEL_RIGHT) / fr->w,
 		1.0 - (y0 + PANEL_TOP) / fr->h, 1.0 - (y0 + fr->panel_h - PANEL_BOTTOM) / fr->h);
@@ -143,7 +149,8 @@ void plot_frame_panel(FILE *gp, const struct plot_frame *fr, size_t i, const cha
 	if (i == 0 && fr->key_rows)
 		/* gnuplot gives every column the longest entry's width and fills
 		 * them top to bottom: key_rows rows make key_cols columns. */
-		fprintf(gp, "set key at screen 0.5, screen %.4f center top vertical maxrows %d "
+		fprintf(gp,
+			"set key at screen 0.5, screen %.4f center top vertical maxrows %d "
 			"Left reverse samplen 2.5 spacing 1.1 width 0 noopaque nobox\n",
 			(fr->note_h + fr->key_h - 6.0) / fr->h, fr->key_rows);
 	else

@@ -18,13 +18,13 @@
 
 /* A figure's canvas, in pixels. */
 struct plot_frame {
-	int w, h;		/* the canvas */
-	int cols, rows;		/* the panels' grid */
+	int w, h;	/* the canvas */
+	int cols, rows; /* the panels' grid */
 	int panel_w, panel_h;
 	int title_h, key_h, note_h;
 	int key_cols, key_rows;
-	char title[768];	/* wrapped: lines joined by gnuplot's "\n" */
-	char note[768];		/* below the key, wrapped as the title */
+	char title[768]; /* wrapped: lines joined by gnuplot's "\n" */
+	char note[768];	 /* below the key, wrapped as the title */
 };
 
 /* The palette as gnuplot linetypes 1..8 and the grid; once per script. */

@@ -89,9 +89,9 @@ static int better_choice(const struct decision *d, const struct decide_cost *cos
 
 /* From the statistics of the m configurations with samples (idx[] maps
  * them back) to the decision over all k. */
-static void fill_from_indiff(struct decision *d, const struct stats_indiff *ind,
-			     const size_t *idx, size_t m, const double *const *x,
-			     const size_t *n, const struct decide_params *p)
+static void fill_from_indiff(struct decision *d, const struct stats_indiff *ind, const size_t *idx,
+			     size_t m, const double *const *x, const size_t *n,
+			     const struct decide_params *p)
 {
 	struct stats_mw mw;
 	double best = NAN;
@@ -101,7 +101,8 @@ static void fill_from_indiff(struct decision *d, const struct stats_indiff *ind,
 		/* The runner-up among every configuration measured, screened too. */
 		if ((long)i == d->leader || isnan(d->median[i]))
 			continue;
-		if (d->runner_up < 0 || (p->lower_is_better ? d->median[i] < best : d->median[i] > best)) {
+		if (d->runner_up < 0 ||
+		    (p->lower_is_better ? d->median[i] < best : d->median[i] > best)) {
 			d->runner_up = (long)i;
 			best = d->median[i];
 		}
@@ -115,7 +116,8 @@ static void fill_from_indiff(struct decision *d, const struct stats_indiff *ind,
 		d->p_adj[i] = g == ind->leader ? NAN : ind->p_adj[g];
 	}
 	d->verdict = ind->verdict == STATS_BETTER ? DECIDE_BEST :
-		     ind->verdict == STATS_TIE ? DECIDE_TIE : DECIDE_UNDECIDED;
+		     ind->verdict == STATS_TIE	  ? DECIDE_TIE :
+						    DECIDE_UNDECIDED;
 	if (d->runner_up >= 0 &&
 	    !stats_mann_whitney(x[d->leader], n[d->leader], x[d->runner_up], n[d->runner_up], &mw))
 		d->p_value = mw.p;
@@ -145,8 +147,8 @@ static double pooled_sd(const double *const *x, const size_t *n, size_t k, size_
 
 /* The screen of decide_params: marks out->screened[i] for configurations
  * far below the leader by median, before the rank tests. */
-static void screen(const double *const *x, const size_t *n, size_t k,
-		   const struct decide_params *p, struct decision *out)
+static void screen(const double *const *x, const size_t *n, size_t k, const struct decide_params *p,
+		   struct decision *out)
 {
 	size_t df = 0;
 	double sigma = pooled_sd(x, n, k, &df), lm = NAN;
@@ -162,7 +164,8 @@ static void screen(const double *const *x, const size_t *n, size_t k,
 		return;
 	out->sigma = sigma;
 	for (size_t i = 0; i < k; i++)
-		if (n[i] && (lead < 0 || (p->lower_is_better ? out->median[i] < lm : out->median[i] > lm))) {
+		if (n[i] && (lead < 0 ||
+			     (p->lower_is_better ? out->median[i] < lm : out->median[i] > lm))) {
 			lead = (long)i;
 			lm = out->median[i];
 		}
@@ -177,7 +180,8 @@ static void screen(const double *const *x, const size_t *n, size_t k,
 		if (!n[i] || (long)i == lead)
 			continue;
 		gap = p->lower_is_better ? out->median[i] - lm : lm - out->median[i];
-		reach = p->delta + p->screen_z * sigma * sqrt(1.0 / (double)n[i] + 1.0 / (double)n[lead]);
+		reach = p->delta +
+			p->screen_z * sigma * sqrt(1.0 / (double)n[i] + 1.0 / (double)n[lead]);
 		if (gap > reach)
 			out->screened[i] = 1;
 	}
@@ -228,7 +232,8 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 	for (size_t g = 0; g < m; g++) {
 		size_t i = order[g];
 
-		if (lead < 0 || (higher ? pm->mean[i] > pm->mean[lead] : pm->mean[i] < pm->mean[lead]))
+		if (lead < 0 ||
+		    (higher ? pm->mean[i] > pm->mean[lead] : pm->mean[i] < pm->mean[lead]))
 			lead = (long)i;
 	}
 	L = (size_t)lead;
@@ -263,7 +268,9 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 			double n1 = pooled_dunnett(others, no, pm->n[L], pm->df, p->alpha, 0);
 			double need = launches_needed(fabs(gap), dl,
 						      sqrt((pm->var[i] + pm->var[L]) / 2), n1, d2);
-			unsigned more_i = need > (double)pm->n[i] ? (unsigned)(need - (double)pm->n[i]) : 1;
+			unsigned more_i = need > (double)pm->n[i] ?
+						  (unsigned)(need - (double)pm->n[i]) :
+						  1;
 
 			undecided = 1;
 			out->more_launches += more_i;
@@ -278,15 +285,17 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 	out->nmembers++;
 	if (undecided) {
 		out->more_a = lead;
-		out->more_launches += lead_n > (double)pm->n[L] ? (unsigned)(lead_n - (double)pm->n[L]) : 1;
+		out->more_launches += lead_n > (double)pm->n[L] ?
+					      (unsigned)(lead_n - (double)pm->n[L]) :
+					      1;
 	}
 	out->verdict = undecided ? DECIDE_UNDECIDED : tie ? DECIDE_TIE : DECIDE_BEST;
 	for (size_t g = 0; g < m; g++) {
 		size_t i = order[g];
 
-		if (i != L && (out->runner_up < 0 ||
-			       (higher ? pm->mean[i] > pm->mean[out->runner_up] :
-					 pm->mean[i] < pm->mean[out->runner_up])))
+		if (i != L &&
+		    (out->runner_up < 0 || (higher ? pm->mean[i] > pm->mean[out->runner_up] :
+						     pm->mean[i] < pm->mean[out->runner_up])))
 			out->runner_up = (long)i;
 	}
 	if (out->runner_up >= 0)
@@ -321,7 +330,7 @@ static void rank_floor(const size_t *n, size_t k, const struct decide_params *p,
 		       struct decision *out)
 {
 	size_t m = 0, need = 1;
-	double c = 2;	/* C(2n, n) for n = need */
+	double c = 2; /* C(2n, n) for n = need */
 
 	for (size_t i = 0; i < k; i++)
 		m += n[i] && (long)i != out->leader;
@@ -332,7 +341,8 @@ static void rank_floor(const size_t *n, size_t k, const struct decide_params *p,
 		c *= (2.0 * need) * (2.0 * need - 1) / ((double)need * need);
 	}
 	for (size_t i = 0; i < k; i++)
-		if (n[i] && ((long)i == out->leader || out->status[i] == STATS_UNDECIDED) && n[i] < need)
+		if (n[i] && ((long)i == out->leader || out->status[i] == STATS_UNDECIDED) &&
+		    n[i] < need)
 			out->more_launches += (unsigned)(need - n[i]);
 	out->more_a = out->leader;
 	out->more_b = out->runner_up;
@@ -385,9 +395,8 @@ static int rank_decide(const double *const *x, const size_t *n, size_t k,
 	return 0;
 }
 
-int decide(const double *const *x, const size_t *n, size_t k,
-	   const struct decide_cost *cost, const struct decide_params *p,
-	   struct decision *out)
+int decide(const double *const *x, const size_t *n, size_t k, const struct decide_cost *cost,
+	   const struct decide_params *p, struct decision *out)
 {
 	const double **xs = NULL;
 	size_t *ns = NULL, *idx = NULL, m = 0;

@@ -45,11 +45,11 @@
 #include "stats.h"
 
 struct decide_params {
-	double alpha;		/* significance level (0.05) */
-	double delta;		/* practical threshold, in the samples' units */
-	double conf;		/* CI level of the leader's median (0.95) */
-	int lower_is_better;	/* times: 1; offload efficiency: 0 */
-	uint64_t seed;		/* of the bootstrap CI */
+	double alpha;	     /* significance level (0.05) */
+	double delta;	     /* practical threshold, in the samples' units */
+	double conf;	     /* CI level of the leader's median (0.95) */
+	int lower_is_better; /* times: 1; offload efficiency: 0 */
+	uint64_t seed;	     /* of the bootstrap CI */
 	/* The screen (0: off). A configuration measured too few times can never
 	 * be shown worse by a rank test (1 against n: p >= 2/(n+1)); one far
 	 * below the leader relative to the noise is out of contention anyway:
@@ -66,9 +66,12 @@ struct decide_params {
 };
 
 /* Offload efficiency: higher is better, 0.5 point matters, screen at z 4. */
-#define DECIDE_SCREEN_Z 4.0
+#define DECIDE_SCREEN_Z	 4.0
 #define DECIDE_SCREEN_DF 10
-#define DECIDE_PARAMS_OE { 0.05, 0.5, 0.95, 0, 1, DECIDE_SCREEN_Z, -1 }
+#define DECIDE_PARAMS_OE                                   \
+	{                                                  \
+		0.05, 0.5, 0.95, 0, 1, DECIDE_SCREEN_Z, -1 \
+	}
 
 /* The cost of a configuration, compared field by field: fewer workers, then
  * fewer workers per node, then the lower placement rank (the spec's
@@ -84,30 +87,30 @@ struct decide_cost {
 enum decide_verdict { DECIDE_BEST, DECIDE_TIE, DECIDE_UNDECIDED };
 
 struct decision {
-	size_t k;		/* configurations given (with or without samples) */
-	long leader;		/* best median; -1 when none has a sample */
-	long choice;		/* cheapest of the leader and the members shown equivalent */
-	long runner_up;		/* best median after the leader; -1 if none */
+	size_t k;	/* configurations given (with or without samples) */
+	long leader;	/* best median; -1 when none has a sample */
+	long choice;	/* cheapest of the leader and the members shown equivalent */
+	long runner_up; /* best median after the leader; -1 if none */
 	enum decide_verdict verdict;
-	double p_value;		/* Mann-Whitney leader vs runner-up; NAN if none */
-	double ci_lo, ci_hi;	/* CI of the leader's median (order statistics) */
-	int ci_exact;		/* 0: too few launches for conf; (min, max) */
-	size_t launches;	/* samples over every configuration */
+	double p_value;	     /* Mann-Whitney leader vs runner-up; NAN if none */
+	double ci_lo, ci_hi; /* CI of the leader's median (order statistics) */
+	int ci_exact;	     /* 0: too few launches for conf; (min, max) */
+	size_t launches;     /* samples over every configuration */
 	/* Per configuration, k entries, owned (decision_release()). */
-	int *member;		/* 1: in the indifference set */
-	double *median;		/* NAN without samples */
-	double *p_adj;		/* Holm-adjusted p against the leader; NAN: leader or none */
-	enum stats_verdict *status;	/* vs the leader: WORSE, TIE, UNDECIDED (leader: BETTER) */
-	unsigned char *screened;	/* 1: screened out (and WORSE) */
-	double sigma;		/* the pooled sd the screen used; NAN: no screen */
+	int *member;		    /* 1: in the indifference set */
+	double *median;		    /* NAN without samples */
+	double *p_adj;		    /* Holm-adjusted p against the leader; NAN: leader or none */
+	enum stats_verdict *status; /* vs the leader: WORSE, TIE, UNDECIDED (leader: BETTER) */
+	unsigned char *screened;    /* 1: screened out (and WORSE) */
+	double sigma;		    /* the pooled sd the screen used; NAN: no screen */
 	size_t nmembers;
 	/* The noise model (pooled.h). pooled 1: the decision was made on it
 	 * (Gupta's subset, Dunnett's many-to-one bounds); 0: by the rank rule,
 	 * check saying why (a failed check, or too few degrees of freedom). */
 	int pooled;
 	enum pooled_check check;
-	double noise;		/* pooled sd of log values (about the CV); NAN: none */
-	size_t noise_df, flagged;	/* its degrees of freedom; outlier launches */
+	double noise;		  /* pooled sd of log values (about the CV); NAN: none */
+	size_t noise_df, flagged; /* its degrees of freedom; outlier launches */
 	/* What more launches would buy, when undecided and the noise is known:
 	 * more_launches in all (more_a, the leader, and more_b, the hardest
 	 * contender, among them) would separate them (more_equal 0) or show
@@ -127,9 +130,8 @@ struct decision {
  * the cost of configuration i (cost may be NULL: the index is the cost).
  * Returns 0 and fills *out (release it), or -1 on bad input (NaN samples)
  * or out of memory. */
-int decide(const double *const *x, const size_t *n, size_t k,
-	   const struct decide_cost *cost, const struct decide_params *p,
-	   struct decision *out);
+int decide(const double *const *x, const size_t *n, size_t k, const struct decide_cost *cost,
+	   const struct decide_params *p, struct decision *out);
 void decision_release(struct decision *d);
 
 /* "best", "tie", "undecided". */

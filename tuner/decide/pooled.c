@@ -105,13 +105,13 @@ struct nclass {
 	size_t n, count;
 };
 
-#define Z_STEPS 64	/* Simpson intervals over z in [-8, 8] */
-#define S_STEPS 48	/* over s */
+#define Z_STEPS 64 /* Simpson intervals over z in [-8, 8] */
+#define S_STEPS 48 /* over s */
 
 /* P(T_i <= d for all i) (two-sided: |T_i| <= d), the m compared in the
  * classes c[0..nc-1], control of nctl launches, df (0: known sigma). */
-static double dunnett_prob(const struct nclass *c, size_t ncls, size_t nctl, size_t df,
-			   double d, int two)
+static double dunnett_prob(const struct nclass *c, size_t ncls, size_t nctl, size_t df, double d,
+			   int two)
 {
 	double lam[64], den[64], slo = 1, shi = 1, hs = 0, total = 0, norm = 0, lc = 0;
 	int ssteps = df ? S_STEPS : 0;
@@ -132,8 +132,10 @@ static double dunnett_prob(const struct nclass *c, size_t ncls, size_t nctl, siz
 		double s = slo + a * hs, ws, fs, inner = 0, hz = 16.0 / Z_STEPS;
 
 		ws = !ssteps ? 1 : (a == 0 || a == ssteps) ? 1 : (a % 2 ? 4 : 2);
-		fs = !ssteps ? 1 : s > 0 ? exp(lc + (df - 1.0) * log(s) - df * s * s / 2) :
-		     df == 1 ? exp(lc) : 0;
+		fs = !ssteps ? 1 :
+		     s > 0   ? exp(lc + (df - 1.0) * log(s) - df * s * s / 2) :
+		     df == 1 ? exp(lc) :
+			       0;
 		if (fs == 0)
 			continue;
 		for (int b = 0; b <= Z_STEPS; b++) {
@@ -355,7 +357,8 @@ static double brown_forsythe(const double *const *x, const size_t *n, size_t k,
 		between -= sum * sum / (double)total;
 		if (within <= 1e-300)
 			return between > 0 ? 0 : 1;
-		return f_upper((between / (double)(groups - 1)) / (within / (double)(total - groups)),
+		return f_upper((between / (double)(groups - 1)) /
+				       (within / (double)(total - groups)),
 			       (double)(groups - 1), (double)(total - groups));
 	}
 }
@@ -416,6 +419,60 @@ static double mann_kendall(const double *const *x, const size_t *n, size_t k)
 	return erfc(z / M_SQRT2);
 }
 
+/* Configuration i's launches x[0..n-1] on the log scale: those more than
+ * STATS_MADZ_LIMIT robust z from its median flagged (four launches or
+ * more; mad is the pooled MAD), its mean and sum of squares of the rest
+ * into out. Returns that sum of squares. tmp holds n doubles. */
+static double fit_one(const double *x, size_t n, double mad, unsigned char *flag, double *tmp,
+		      struct pooled *out, size_t i)
+{
+	double med, mean = 0, ss = 0;
+	size_t nk = 0;
+
+	if (!n)
+		return 0;
+	for (size_t j = 0; j < n; j++)
+		tmp[j] = log(x[j]);
+	qsort(tmp, n, sizeof(*tmp), cmp_dbl);
+	med = median_sorted(tmp, n);
+	for (size_t j = 0; j < n; j++) {
+		double y = log(x[j]);
+
+		if (n >= 4 && mad > 0 && 0.6745 * fabs(y - med) / mad > STATS_MADZ_LIMIT) {
+			flag[j] = 1;
+			out->flagged++;
+			continue;
+		}
+		mean += y;
+		nk++;
+	}
+	out->mean[i] = mean / (double)nk;
+	out->n[i] = nk;
+	out->launches += n;
+	for (size_t j = 0; j < n; j++)
+		if (!flag[j])
+			ss += (log(x[j]) - out->mean[i]) * (log(x[j]) - out->mean[i]);
+	out->var[i] = ss;
+	out->ss[i] = ss;
+	out->df += nk - 1;
+	return ss;
+}
+
+/* Which check, if any, refutes the pooled model of out (its checks in the
+ * order they are reported). */
+static enum pooled_check classify(const struct pooled *out)
+{
+	if (out->df < POOLED_MIN_DF || !(out->sigma >= 0))
+		return POOLED_FEW_DF;
+	if ((double)out->flagged > POOLED_OUTLIER_FRAC * (double)out->launches)
+		return POOLED_TAILS;
+	if (out->p_hetero < POOLED_CHECK_ALPHA)
+		return POOLED_HETERO;
+	if (out->p_drift < POOLED_CHECK_ALPHA)
+		return POOLED_DRIFT;
+	return POOLED_OK;
+}
+
 int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled *out)
 {
 	unsigned char **flag = NULL;
@@ -460,40 +517,10 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 		qsort(all, nall, sizeof(*all), cmp_dbl);
 		mad = median_sorted(all, nall);
 	}
-	/* Flags (configurations of three launches or more), then the means
+	/* Flags (configurations of four launches or more), then the means
 	 * and sigma of the launches kept. */
-	for (size_t i = 0; i < k; i++) {
-		double med = 0, mean = 0;
-		size_t nk = 0;
-
-		if (!n[i])
-			continue;
-		for (size_t j = 0; j < n[i]; j++)
-			tmp[j] = log(x[i][j]);
-		qsort(tmp, n[i], sizeof(*tmp), cmp_dbl);
-		med = median_sorted(tmp, n[i]);
-		for (size_t j = 0; j < n[i]; j++) {
-			double y = log(x[i][j]);
-
-			if (n[i] >= 4 && mad > 0 && 0.6745 * fabs(y - med) / mad > STATS_MADZ_LIMIT) {
-				flag[i][j] = 1;
-				out->flagged++;
-				continue;
-			}
-			mean += y;
-			nk++;
-		}
-		out->mean[i] = mean / (double)nk;
-		out->n[i] = nk;
-		out->launches += n[i];
-		out->var[i] = 0;
-		for (size_t j = 0; j < n[i]; j++)
-			if (!flag[i][j])
-				out->var[i] += (log(x[i][j]) - out->mean[i]) * (log(x[i][j]) - out->mean[i]);
-		ss += out->var[i];
-		out->ss[i] = out->var[i];
-		out->df += nk - 1;
-	}
+	for (size_t i = 0; i < k; i++)
+		ss += fit_one(x[i], n[i], mad, flag[i], tmp, out, i);
 	if (out->df)
 		out->sigma = sqrt(ss / (double)out->df);
 	pb = bartlett(out->var, out->n, k);
@@ -507,24 +534,14 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 		else
 			out->var[i] = s2;
 	}
-	out->p_hetero = brown_forsythe(x, n, k, (const unsigned char *const *)flag, kept,
-				       tmp, r);
+	out->p_hetero = brown_forsythe(x, n, k, (const unsigned char *const *)flag, kept, tmp, r);
 	/* Either test refuting equal noise refutes the model. */
 	if (isnan(out->p_hetero) || pb < out->p_hetero)
 		out->p_hetero = pb;
 	out->p_drift = mann_kendall(x, n, k);
 	/* sigma 0 (every repeated launch identical: synthetic or replayed
 	 * data) is exact, not unknown: differences are then certain. */
-	if (out->df < POOLED_MIN_DF || !(out->sigma >= 0))
-		out->check = POOLED_FEW_DF;
-	else if ((double)out->flagged > POOLED_OUTLIER_FRAC * (double)out->launches)
-		out->check = POOLED_TAILS;
-	else if (out->p_hetero < POOLED_CHECK_ALPHA)
-		out->check = POOLED_HETERO;
-	else if (out->p_drift < POOLED_CHECK_ALPHA)
-		out->check = POOLED_DRIFT;
-	else
-		out->check = POOLED_OK;
+	out->check = classify(out);
 	ret = 0;
 out:
 	for (size_t i = 0; flag && i < k; i++)
@@ -590,7 +607,7 @@ static double subset_bar(const struct pooled *p, int higher, size_t i, double d)
 		if (j == i || !p->n[j])
 			continue;
 		worst = fmax(worst, (higher ? p->mean[j] - p->mean[i] : p->mean[i] - p->mean[j]) -
-				    d * pooled_se(p, i, j));
+					    d * pooled_se(p, i, j));
 	}
 	return worst;
 }

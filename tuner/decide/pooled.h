@@ -60,25 +60,25 @@
 #define POOLED_PRIOR_DF 2.0
 
 /* Each check's level, and the most launches that may be flagged. */
-#define POOLED_CHECK_ALPHA 0.05
+#define POOLED_CHECK_ALPHA  0.05
 #define POOLED_OUTLIER_FRAC 0.10
 /* Fewer degrees of freedom than this: no pooled model. */
-#define POOLED_MIN_DF 2
+#define POOLED_MIN_DF	    2
 
 enum pooled_check { POOLED_OK, POOLED_FEW_DF, POOLED_HETERO, POOLED_TAILS, POOLED_DRIFT };
 
 struct pooled {
 	size_t k;
-	double sigma;		/* pooled sd of log values; NAN when df = 0 */
+	double sigma; /* pooled sd of log values; NAN when df = 0 */
 	size_t df;
-	size_t launches, flagged;	/* used and flagged as outliers */
-	double p_hetero, p_drift;	/* the checks' p values (NAN: not computable) */
-	enum pooled_check check;	/* the first failing check, or POOLED_OK */
+	size_t launches, flagged; /* used and flagged as outliers */
+	double p_hetero, p_drift; /* the checks' p values (NAN: not computable) */
+	enum pooled_check check;  /* the first failing check, or POOLED_OK */
 	/* Per configuration, k entries, owned (pooled_release()). */
-	double *mean;		/* mean of the log values kept; NAN without */
-	size_t *n;		/* launches kept */
-	double *var;		/* moderated variance of one launch (below) */
-	double *ss;		/* sum of squares of the log values kept about their mean */
+	double *mean; /* mean of the log values kept; NAN without */
+	size_t *n;    /* launches kept */
+	double *var;  /* moderated variance of one launch (below) */
+	double *ss;   /* sum of squares of the log values kept about their mean */
 };
 
 /* The pooled noise of k configurations x[i][0..n[i]-1] (values > 0, in the

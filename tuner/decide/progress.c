@@ -53,14 +53,18 @@ static void status_line(struct progress *p, const char *now)
 	fmt_duration(el, sizeof(el), progress_now() - p->start);
 	fmt_duration(eta, sizeof(eta), progress_eta(p));
 	if (p->done > p->total)
-		fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches +%ld racing] %ld points, "
-			"%ld failed, elapsed %s%s%s", p->total / p->reps, p->total / p->reps, p->total,
-			p->total, p->done - p->total, p->points, p->failed, el, now ? "  " : "",
+		fprintf(p->f,
+			"\r\033[K[%ld/%ld layouts, %ld/%ld launches +%ld racing] %ld points, "
+			"%ld failed, elapsed %s%s%s",
+			p->total / p->reps, p->total / p->reps, p->total, p->total,
+			p->done - p->total, p->points, p->failed, el, now ? "  " : "",
 			now ? now : "");
 	else
-		fprintf(p->f, "\r\033[K[%ld/%ld layouts, %ld/%ld launches] %ld points, %ld failed, "
-			"elapsed %s, ETA %s%s%s", p->done / p->reps, p->total / p->reps, p->done,
-			p->total, p->points, p->failed, el, eta, now ? "  " : "", now ? now : "");
+		fprintf(p->f,
+			"\r\033[K[%ld/%ld layouts, %ld/%ld launches] %ld points, %ld failed, "
+			"elapsed %s, ETA %s%s%s",
+			p->done / p->reps, p->total / p->reps, p->done, p->total, p->points,
+			p->failed, el, eta, now ? "  " : "", now ? now : "");
 	fflush(p->f);
 	p->line_open = 1;
 }
@@ -106,7 +110,8 @@ void progress_done(struct progress *p, const char *layout, int repetition, long 
 	if (p->done > p->total)
 		/* Racing beyond the plan: launches until the verdicts or the
 		 * spec's max_repetitions, a count nobody knows in advance. */
-		fprintf(p->f, "[%ld/%ld +%ld racing] %s r%d: %s, %ld points in %.1fs (elapsed %s)\n",
+		fprintf(p->f,
+			"[%ld/%ld +%ld racing] %s r%d: %s, %ld points in %.1fs (elapsed %s)\n",
 			p->total, p->total, p->done - p->total, layout, repetition,
 			failure ? failure : "ok", points, seconds, el);
 	else

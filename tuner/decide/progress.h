@@ -11,17 +11,17 @@
 
 struct progress {
 	FILE *f;
-	int tty;		/* update one line in place */
-	long total;		/* launches in the plan */
-	long reps;		/* launches per layout (they run one after the other) */
-	long done;		/* launches finished, skipped ones included */
-	long skipped;		/* finished by an earlier invocation */
+	int tty;      /* update one line in place */
+	long total;   /* launches in the plan */
+	long reps;    /* launches per layout (they run one after the other) */
+	long done;    /* launches finished, skipped ones included */
+	long skipped; /* finished by an earlier invocation */
 	long failed;
-	long points;		/* points stored by this invocation */
-	long ran;		/* launches run by this invocation */
-	double start;		/* monotonic seconds */
-	double run_time;	/* seconds spent in this invocation's launches */
-	int line_open;		/* the tty line needs a newline before other output */
+	long points;	 /* points stored by this invocation */
+	long ran;	 /* launches run by this invocation */
+	double start;	 /* monotonic seconds */
+	double run_time; /* seconds spent in this invocation's launches */
+	int line_open;	 /* the tty line needs a newline before other output */
 };
 
 /* Seconds on the monotonic clock. */

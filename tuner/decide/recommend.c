@@ -98,13 +98,18 @@ const char *mpi_algorithm_name(const char *collective, int alg)
 {
 	/* The reductions until colls.c has their rows: Open MPI 4.1's names,
 	 * as ompi_info lists them. */
-	static const char *const reduce[] = { "default", "linear", "chain", "pipeline", "binary",
-		"binomial", "in-order_binary", "rabenseifner", NULL };
-	static const char *const allreduce[] = { "default", "basic_linear", "nonoverlapping",
-		"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
+	static const char *const reduce[] = { "default",	 "linear",	 "chain",
+					      "pipeline",	 "binary",	 "binomial",
+					      "in-order_binary", "rabenseifner", NULL };
+	static const char *const allreduce[] = { "default",	   "basic_linear",
+						 "nonoverlapping", "recursive_doubling",
+						 "ring",	   "segmented_ring",
+						 "rabenseifner",   NULL };
 	const struct colls_desc *c = colls_find(collective);
-	const char *const *names = c ? c->ompi_algorithms : !strcmp(collective, "reduce") ? reduce :
-				   !strcmp(collective, "allreduce") ? allreduce : NULL;
+	const char *const *names = c				    ? c->ompi_algorithms :
+				   !strcmp(collective, "reduce")    ? reduce :
+				   !strcmp(collective, "allreduce") ? allreduce :
+								      NULL;
 
 	if (alg < 0)
 		return "?";
@@ -219,10 +224,12 @@ static double default_median(const struct store_point *pts, size_t n, const stru
 
 	for (size_t i = 0; i < n; i++) {
 		const struct store_point *p = &pts[i];
-		unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
+		unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks :
+						(unsigned)(p->hosts > 0 ? p->hosts : 0);
 
-		if (p->valid && p->mode && !strcmp(p->mode, "mpi") && !strcmp(p->key.algorithm, "default") &&
-		    p->key.bytes == c->bytes && ranks == c->ranks && !strcmp(p->key.collective, c->collective))
+		if (p->valid && p->mode && !strcmp(p->mode, "mpi") &&
+		    !strcmp(p->key.algorithm, "default") && p->key.bytes == c->bytes &&
+		    ranks == c->ranks && !strcmp(p->key.collective, c->collective))
 			t[k++] = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 	}
 	if (k)
@@ -305,8 +312,7 @@ int recommend_find_run(struct store *st, const char *spec_path, int baseline, st
 	return got < 0 ? -1 : 0;
 }
 
-int decisions_from_db(const char *db, long long run_id, const char *spec_path,
-		      struct decisions *d)
+int decisions_from_db(const char *db, long long run_id, const char *spec_path, struct decisions *d)
 {
 	struct store *st = NULL;
 	struct store_run run = { 0 }, base = { 0 };
@@ -341,7 +347,8 @@ int decisions_from_db(const char *db, long long run_id, const char *spec_path,
 			rb = 0;
 		}
 		if (!r)
-			error("%s: the database holds no run yet (measure with 'sweetspot run')", db);
+			error("%s: the database holds no run yet (measure with 'sweetspot run')",
+			      db);
 	}
 	if (r <= 0 || rb < 0)
 		goto out;
@@ -484,7 +491,8 @@ size_t decisions_bands(const struct decisions *d, const char *collective, struct
 			b[nb - 1].best = c;
 			b[nb - 1].nsizes++;
 		} else {
-			b[nb++] = (struct band){ c->key.collective, c->key.bytes, c->key.bytes, c, 1 };
+			b[nb++] = (struct band){ c->key.collective, c->key.bytes, c->key.bytes, c,
+						 1 };
 		}
 	}
 	*out = b;

@@ -23,36 +23,37 @@ struct store_point;
  * significantly worse than the best (verdict.h). Strings owned
  * (decisions_release()) except the static verdict and pays names. */
 struct offload_choice {
-	struct point key;	/* the question and the chosen point (point.h), owned */
+	struct point key; /* the question and the chosen point (point.h), owned */
 	char *layout, *placement;
 	unsigned nodes, ppn, workers, wpn;
-	double oe;		/* median oe_measured over its launches */
-	double spread;		/* half the width of the leader's CI; NAN: unknown */
-	unsigned reps;		/* launches of the chosen configuration */
-	char *runner_up;	/* "LAYOUT ALG ASSIGNMENT" after the leader, NULL if none */
-	double runner_up_oe;	/* its median; NAN if none */
-	double total_us, ref_us, compute_us;	/* medians at the choice */
+	double oe;	     /* median oe_measured over its launches */
+	double spread;	     /* half the width of the leader's CI; NAN: unknown */
+	unsigned reps;	     /* launches of the chosen configuration */
+	char *runner_up;     /* "LAYOUT ALG ASSIGNMENT" after the leader, NULL if none */
+	double runner_up_oe; /* its median; NAN if none */
+	double total_us, ref_us, compute_us; /* medians at the choice */
 	/* The evidence (NULL / NAN / 0 when read from an old profile). */
-	const char *verdict;	/* "best", "tie", "undecided" */
-	char *leader;		/* the best median's configuration */
+	const char *verdict; /* "best", "tie", "undecided" */
+	char *leader;	     /* the best median's configuration */
 	double leader_oe;
-	double p_value;		/* leader vs runner-up, two-sided Mann-Whitney */
-	double ci_lo, ci_hi;	/* 95% CI of the leader's median OE */
-	int ci_exact;		/* 0: too few launches for 95% (min..max) */
-	unsigned launches;	/* every launch behind the decision */
-	char *indifferent;	/* the set, cheapest first, "; "-separated */
+	double p_value;	     /* leader vs runner-up, two-sided Mann-Whitney */
+	double ci_lo, ci_hi; /* 95% CI of the leader's median OE */
+	int ci_exact;	     /* 0: too few launches for 95% (min..max) */
+	unsigned launches;   /* every launch behind the decision */
+	char *indifferent;   /* the set, cheapest first, "; "-separated */
 	unsigned nindifferent;
-	const char *pays;	/* "yes", "no", "unclear": (ref + compute) / total > 1 */
-	unsigned outliers;	/* of the choice's launches (never dropped) */
-	double noise;		/* pooled sd of log OE (offload_verdict) */
+	const char *pays;  /* "yes", "no", "unclear": (ref + compute) / total > 1 */
+	unsigned outliers; /* of the choice's launches (never dropped) */
+	double noise;	   /* pooled sd of log OE (offload_verdict) */
 	unsigned noise_df, more_launches;
 	int more_floor;
 	int pooled;
 	const char *noise_check;
-	int unstable;		/* more than 20% outliers */
-	double gain, gain_lo, gain_hi;	/* that ratio's median and CI at the choice */
-	struct placement_cmp placement_cmp;	/* DPU against onload (its configs' layout names cleared) */
-	char *dpu_best, *onload_best;	/* when placement_cmp.have */
+	int unstable;		       /* more than 20% outliers */
+	double gain, gain_lo, gain_hi; /* that ratio's median and CI at the choice */
+	struct placement_cmp
+		placement_cmp;	      /* DPU against onload (its configs' layout names cleared) */
+	char *dpu_best, *onload_best; /* when placement_cmp.have */
 };
 
 /* The fastest Open MPI algorithm for one collective, size of communicator
@@ -60,33 +61,36 @@ struct offload_choice {
 struct mpi_choice {
 	char *collective;
 	unsigned ranks;
-	uint64_t bytes;		/* per rank, as the kernel counts it */
-	int alg;		/* coll_tuned algorithm id; 0: Open MPI's own decision */
-	double avg_us;		/* its mean time per call */
-	double default_us;	/* Open MPI's own decision's time; NAN if not measured */
-	unsigned algorithms;	/* how many were measured */
-	const char *verdict;	/* "best", "tie", "undecided"; NULL from a profile */
-	double p_value;		/* against the runner-up */
-	double ci_lo, ci_hi;	/* 95% CI of the median time per call */
-	int runner_up;		/* its id; -1 none */
+	uint64_t bytes;	     /* per rank, as the kernel counts it */
+	int alg;	     /* coll_tuned algorithm id; 0: Open MPI's own decision */
+	double avg_us;	     /* its mean time per call */
+	double default_us;   /* Open MPI's own decision's time; NAN if not measured */
+	unsigned algorithms; /* how many were measured */
+	const char *verdict; /* "best", "tie", "undecided"; NULL from a profile */
+	double p_value;	     /* against the runner-up */
+	double ci_lo, ci_hi; /* 95% CI of the median time per call */
+	int runner_up;	     /* its id; -1 none */
 	double runner_up_us;
 	unsigned launches, nindifferent;
 };
 
 struct decisions {
-	char *source;		/* the database or profile read */
-	long long run;		/* the run read; 0 from a profile */
-	long long mpi_run;	/* the run the MPI library's choices (mpi[]) come
+	char *source;		     /* the database or profile read */
+	long long run;		     /* the run read; 0 from a profile */
+	long long mpi_run;	     /* the run the MPI library's choices (mpi[]) come
 				 * from: the baseline's beside a sweep; else run */
-	char *spec_path, *spec_hash;	/* of that run; may be NULL */
-	struct offload_choice *off;	/* sorted: collective, size, algorithm, assignment */
+	char *spec_path, *spec_hash; /* of that run; may be NULL */
+	struct offload_choice *off;  /* sorted: collective, size, algorithm, assignment */
 	size_t noff;
-	struct mpi_choice *mpi;	/* sorted: collective, ranks, size */
+	struct mpi_choice *mpi; /* sorted: collective, ranks, size */
 	size_t nmpi;
-	struct verdict_params params;	/* how to decide: set before reading */
+	struct verdict_params params; /* how to decide: set before reading */
 };
 
-#define DECISIONS_INIT { NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, VERDICT_PARAMS_INIT }
+#define DECISIONS_INIT                                                        \
+	{                                                                     \
+		NULL, 0, 0, NULL, NULL, NULL, 0, NULL, 0, VERDICT_PARAMS_INIT \
+	}
 
 /* A size band: sizes [lo, hi] of one collective sharing the best
  * configuration (algorithm, assignment, layout); best points at the
@@ -110,8 +114,7 @@ int decisions_from_points(const struct store_point *pts, size_t n, struct decisi
 /* Opens the database read-only and reads one run: run_id when > 0, else the
  * latest run of spec_path when given and recorded, else the latest run.
  * Returns 0, or -1 after error() (missing file, no run, empty run). */
-int decisions_from_db(const char *db, long long run_id, const char *spec_path,
-		      struct decisions *d);
+int decisions_from_db(const char *db, long long run_id, const char *spec_path, struct decisions *d);
 /* Reads kernel JSON lines (e.g. the --mode mpi launches of an algorithm
  * sweep, as ompi-collectives-tuning keeps its output files) instead of a
  * database. Offloaded records carry no layout there and are not used.
@@ -146,7 +149,6 @@ struct store_run;
 /* The latest run of spec_path (any spec when NULL) that is (baseline set)
  * or is not an Open MPI baseline run of `sweetspot baseline`. Returns 1 and
  * fills *r (release it), 0 when there is none, -1 on error. */
-int recommend_find_run(struct store *st, const char *spec_path, int baseline,
-		       struct store_run *r);
+int recommend_find_run(struct store *st, const char *spec_path, int baseline, struct store_run *r);
 
 #endif

@@ -16,14 +16,26 @@
 #include <string.h>
 
 enum col {
-	C_COLLECTIVE, C_ALGORITHM, C_ASSIGNMENT, C_BYTES, C_WORKERS, C_WPN,
-	C_PLACEMENT, C_REPETITION, C_OE, C_TOTAL, C_REQUIRED,
-	C_VALID = C_REQUIRED, C_NODES, C_PPN, C_ALL
+	C_COLLECTIVE,
+	C_ALGORITHM,
+	C_ASSIGNMENT,
+	C_BYTES,
+	C_WORKERS,
+	C_WPN,
+	C_PLACEMENT,
+	C_REPETITION,
+	C_OE,
+	C_TOTAL,
+	C_REQUIRED,
+	C_VALID = C_REQUIRED,
+	C_NODES,
+	C_PPN,
+	C_ALL
 };
 
 static const char *const col_names[C_ALL] = {
-	"collective", "algorithm", "assignment", "bytes", "workers", "wpn",
-	"placement", "repetition", "oe_measured", "total_us", "valid", "nodes", "ppn",
+	"collective", "algorithm",   "assignment", "bytes", "workers", "wpn", "placement",
+	"repetition", "oe_measured", "total_us",   "valid", "nodes",   "ppn",
 };
 
 /* Splits one CSV line in place (RFC 4180 quotes allowed) into fields.
@@ -105,8 +117,8 @@ static int field_uint(char **f, const int *idx, int c, uint64_t max, uint64_t *o
 	return 0;
 }
 
-static int parse_row(struct replay_row *r, char **f, const int *idx,
-		     const char *path, unsigned line)
+static int parse_row(struct replay_row *r, char **f, const int *idx, const char *path,
+		     unsigned line)
 {
 	char err[128];
 	uint64_t v;
@@ -142,14 +154,15 @@ static int parse_row(struct replay_row *r, char **f, const int *idx,
 	r->oe_measured = r->total_us = NAN;
 	/* An invalid point's numbers may be absent: they are never used. */
 	if (r->valid && parse_double(f[idx[C_OE]], 0, 100, &r->oe_measured))
-		return error("%s:%u: bad oe_measured '%s' (a number from 0 to 100)",
-			     path, line, f[idx[C_OE]]);
+		return error("%s:%u: bad oe_measured '%s' (a number from 0 to 100)", path, line,
+			     f[idx[C_OE]]);
 	if (r->valid && parse_double(f[idx[C_TOTAL]], 0, HUGE_VAL, &r->total_us))
-		return error("%s:%u: bad total_us '%s' (a number of microseconds)",
-			     path, line, f[idx[C_TOTAL]]);
+		return error("%s:%u: bad total_us '%s' (a number of microseconds)", path, line,
+			     f[idx[C_TOTAL]]);
 	for (c = C_COLLECTIVE; c <= C_PLACEMENT; c++)
 		if ((c == C_COLLECTIVE || c == C_ALGORITHM || c == C_ASSIGNMENT ||
-		     c == C_PLACEMENT) && !*f[idx[c]])
+		     c == C_PLACEMENT) &&
+		    !*f[idx[c]])
 			return error("%s:%u: empty %s", path, line, col_names[c]);
 	r->collective = xstrdup(f[idx[C_COLLECTIVE]]);
 	r->algorithm = xstrdup(f[idx[C_ALGORITHM]]);
@@ -175,7 +188,8 @@ static int cmp_key(const struct replay_row *x, const struct replay_row *y)
 		return x->bytes < y->bytes ? -1 : 1;
 	if (x->repetition != y->repetition)
 		return x->repetition < y->repetition ? -1 : 1;
-	if ((c = strcmp(x->placement, y->placement)) || (c = strcmp(x->collective, y->collective)) ||
+	if ((c = strcmp(x->placement, y->placement)) ||
+	    (c = strcmp(x->collective, y->collective)) ||
 	    (c = strcmp(x->algorithm, y->algorithm)) || (c = strcmp(x->assignment, y->assignment)))
 		return c;
 	return 0;
@@ -213,8 +227,8 @@ static int check_duplicates(const struct replay *rp)
 	}
 	if (second)
 		ret = error("%s:%u: duplicate row: the same layout (workers %u, wpn %u, %s), "
-			    "point (%s %s %s %llu bytes) and repetition %ld as %s:%u", rp->path,
-			    second->line, second->workers, second->wpn, second->placement,
+			    "point (%s %s %s %llu bytes) and repetition %ld as %s:%u",
+			    rp->path, second->line, second->workers, second->wpn, second->placement,
 			    second->collective, second->algorithm, second->assignment,
 			    (unsigned long long)second->bytes, second->repetition, rp->path,
 			    first->line);
@@ -259,8 +273,10 @@ int replay_load(const char *path, struct replay *rp)
 			for (c = 0; c < C_REQUIRED; c++)
 				if (idx[c] < 0) {
 					error("%s:%u: missing column '%s' (need %s)", path, line,
-					      col_names[c], "collective, algorithm, assignment, bytes, "
-					      "workers, wpn, placement, repetition, oe_measured, total_us");
+					      col_names[c],
+					      "collective, algorithm, assignment, bytes, "
+					      "workers, wpn, placement, repetition, oe_measured, "
+					      "total_us");
 					goto out;
 				}
 			continue;

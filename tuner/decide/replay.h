@@ -20,7 +20,7 @@ struct replay_row {
 	char *collective, *algorithm, *assignment, *placement;
 	uint64_t bytes;
 	unsigned workers, wpn;
-	long nodes, ppn;	/* -1 when the table has no such column */
+	long nodes, ppn; /* -1 when the table has no such column */
 	long repetition;
 	double oe_measured, total_us;
 	int valid;
@@ -35,11 +35,14 @@ struct replay {
 	double *values;
 	size_t nlayouts, ngroups;
 	unsigned reps;
-	unsigned missing_launches;	/* launches asked for with no row at all */
-	unsigned char *present;		/* layout * reps: the table has that launch */
+	unsigned missing_launches; /* launches asked for with no row at all */
+	unsigned char *present;	   /* layout * reps: the table has that launch */
 };
 
-#define REPLAY_INIT { 0 }
+#define REPLAY_INIT \
+	{           \
+		0   \
+	}
 
 /* Reads path. Returns 0, or -1 after error() with file:line. */
 int replay_load(const char *path, struct replay *rp);

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TIE_EPS 1e-9
+#define TIE_EPS			1e-9
 /* Without a spec's max_repetitions, contenders stop at this many launches. */
 #define SEARCH_DEFAULT_MAX_REPS 10
 
@@ -42,32 +42,32 @@ struct dgroup {
 
 /* One round's view of a decision group. */
 struct eval {
-	double sigma;		/* pooled within-configuration sd; < 0 unknown */
-	unsigned char *screened;	/* per configuration, owned */
-	struct decision d;	/* over the configurations not screened */
+	double sigma;		 /* pooled within-configuration sd; < 0 unknown */
+	unsigned char *screened; /* per configuration, owned */
+	struct decision d;	 /* over the configurations not screened */
 };
 
 struct state {
 	const struct search_problem *p;
 	const struct search_opts *o;
-	size_t L, G, R;		/* R: most launches per layout */
-	unsigned *reps;		/* launches per layout */
-	unsigned char *dead;	/* the layout's launch yielded no value */
-	unsigned *n;		/* L x G: valid values */
-	double *val;		/* L x G x R: the values, launch by launch */
-	double *med;		/* L x G: median; NAN without values */
-	double *buf;		/* G: one launch's values */
-	size_t *order;		/* layouts sorted by line, then workers */
-	size_t *line_start;	/* nlines + 1 offsets into order */
+	size_t L, G, R;	     /* R: most launches per layout */
+	unsigned *reps;	     /* launches per layout */
+	unsigned char *dead; /* the layout's launch yielded no value */
+	unsigned *n;	     /* L x G: valid values */
+	double *val;	     /* L x G x R: the values, launch by launch */
+	double *med;	     /* L x G: median; NAN without values */
+	double *buf;	     /* G: one launch's values */
+	size_t *order;	     /* layouts sorted by line, then workers */
+	size_t *line_start;  /* nlines + 1 offsets into order */
 	size_t nlines;
 	struct dgroup *dg;
 	size_t ndg;
-	unsigned char *asked;	/* ndg x L: decision groups asking for a launch */
+	unsigned char *asked; /* ndg x L: decision groups asking for a launch */
 	unsigned launches, failed;
 	int budget_hit;
-	unsigned budget;	/* in effect; 0: none */
-	double (*feat)[SURROGATE_DIM];	/* L: the surrogate's features */
-	double sigma_all;	/* pooled over every group; < 0 unknown */
+	unsigned budget;	       /* in effect; 0: none */
+	double (*feat)[SURROGATE_DIM]; /* L: the surrogate's features */
+	double sigma_all;	       /* pooled over every group; < 0 unknown */
 	/* decide()'s arguments, sized for the largest decision group. */
 	const double **x;
 	size_t *xn;
@@ -345,7 +345,8 @@ static int evaluate(struct state *st, size_t d, int final, struct eval *ev)
 		st->x[c] = st->val + AT(st, c / dg->m, dg->g[c % dg->m]) * st->R;
 		st->xn[c] = cn(st, dg, c);
 		st->cost[c] = (struct decide_cost){ ly->workers, ly->wpn,
-						    placement_rank(st->o, ly->placement), (int)(c % dg->m) };
+						    placement_rank(st->o, ly->placement),
+						    (int)(c % dg->m) };
 		/* The leader as decide() will find it: best median, lowest index. */
 		if (st->xn[c] && (lead < 0 || cmed(st, dg, c) > cmed(st, dg, (size_t)lead)))
 			lead = (long)c;
@@ -376,8 +377,7 @@ static void eval_release(struct eval *ev)
  * configurations undecided against it get one more launch each; any
  * member of the indifference set below the minimum repetitions gets one
  * too. Screened and significantly worse configurations get none. */
-static int propose_race(struct state *st, size_t d, const struct eval *ev,
-			unsigned char *want)
+static int propose_race(struct state *st, size_t d, const struct eval *ev, unsigned char *want)
 {
 	const struct dgroup *dg = &st->dg[d];
 	size_t c, K = st->L * dg->m;
@@ -418,7 +418,8 @@ static double max_slope(const struct state *st, size_t g)
 
 				if (dt > 0) {
 					double v = fabs(st->med[AT(st, l, g)] -
-							st->med[AT(st, (size_t)prev, g)]) / dt;
+							st->med[AT(st, (size_t)prev, g)]) /
+						   dt;
 
 					if (v > s)
 						s = v;
@@ -442,8 +443,8 @@ static double slope(const struct state *st, size_t g, size_t a, size_t b)
 
 /* Upper bound of group g at position t between valid layouts a2 < a < t <
  * c < c2 of one line; any of them may be -1 (absent). */
-static double bound(const struct state *st, size_t g, double t, long a2, long a,
-		    long c, long c2, double smax)
+static double bound(const struct state *st, size_t g, double t, long a2, long a, long c, long c2,
+		    double smax)
 {
 	double u = INFINITY;
 
@@ -470,8 +471,8 @@ static double bound(const struct state *st, size_t g, double t, long a2, long a,
  * gap (ta, tc) when the bound there, widened by allow / sqrt(n) (n: the
  * fewer launches of the gap's two neighbours), beats target; else -1.
  * valid[0..nv-1] are the line's layouts with a value, k the gap's index. */
-static long refine_gap(const struct state *st, size_t g, size_t ln, const long *valid,
-		       size_t nv, size_t k, double smax, double allow, double target)
+static long refine_gap(const struct state *st, size_t g, size_t ln, const long *valid, size_t nv,
+		       size_t k, double smax, double allow, double target)
 {
 	size_t s0 = st->line_start[ln], s1 = st->line_start[ln + 1], i;
 	long a = k ? valid[k - 1] : -1, c = k < nv ? valid[k] : -1;
@@ -514,8 +515,7 @@ static long refine_gap(const struct state *st, size_t g, size_t ln, const long *
 /* Refinement of decision group d: flags in want[] the unmeasured layouts
  * where some group of d could beat the leader's median by more than delta,
  * allowing SEARCH_REFINE_Z pooled standard errors of noise. */
-static int propose_refine(struct state *st, size_t d, const struct eval *ev,
-			  unsigned char *want)
+static int propose_refine(struct state *st, size_t d, const struct eval *ev, unsigned char *want)
 {
 	const struct dgroup *dg = &st->dg[d];
 	long *valid;
@@ -539,7 +539,8 @@ static int propose_refine(struct state *st, size_t d, const struct eval *ev,
 					valid[nv++] = (long)st->order[i];
 			/* Gaps: before valid[0], between neighbours, after the last. */
 			for (k = 0; nv && k <= nv; k++) {
-				long pick = refine_gap(st, g, ln, valid, nv, k, smax, allow, target);
+				long pick = refine_gap(st, g, ln, valid, nv, k, smax, allow,
+						       target);
 
 				if (pick >= 0)
 					any |= ask(st, want, d, (size_t)pick);
@@ -580,7 +581,7 @@ static int repeat_leaders(struct state *st, unsigned char *want)
 	size_t d;
 
 	update_medians(st);
-	st->sigma_all = -1;	/* nothing to screen with yet */
+	st->sigma_all = -1; /* nothing to screen with yet */
 	for (d = 0; d < st->ndg; d++) {
 		const struct dgroup *dg = &st->dg[d];
 
@@ -649,7 +650,7 @@ static int fit_group(const struct state *st, size_t g, double noise, struct surr
 		y[l] = log_mean(st, l, g);
 		var[l] = noise * noise / (st->n[AT(st, l, g)] ? st->n[AT(st, l, g)] : 1);
 	}
-	r = surrogate_fit((const double (*)[SURROGATE_DIM])st->feat, y, var, st->L, sg);
+	r = surrogate_fit((const double(*)[SURROGATE_DIM])st->feat, y, var, st->L, sg);
 	free(y);
 	free(var);
 	return r;
@@ -799,10 +800,12 @@ static int confirm(struct state *st, unsigned char *want)
 
 				for (size_t c = 0; c < K; c++)
 					if (!fin[c] && (long)c != ev.d.leader && cn(st, dg, c) &&
-					    ev.d.status[c] != STATS_WORSE && launchable(st, c / dg->m) &&
+					    ev.d.status[c] != STATS_WORSE &&
+					    launchable(st, c / dg->m) &&
 					    (ev.d.status[c] == STATS_UNDECIDED ||
 					     cn(st, dg, c) < SEARCH_CONFIRM_N) &&
-					    (b < 0 || hardness(st, dg, &ev, c) < hardness(st, dg, &ev, (size_t)b)))
+					    (b < 0 || hardness(st, dg, &ev, c) <
+							      hardness(st, dg, &ev, (size_t)b)))
 						b = (long)c;
 				if (b < 0)
 					break;
@@ -814,8 +817,9 @@ static int confirm(struct state *st, unsigned char *want)
 			for (size_t c = 0; c < K; c++)
 				if (fin[c] && (open || cn(st, dg, c) < SEARCH_CONFIRM_N))
 					any |= ask(st, want, d, c / dg->m);
-			if (ev.d.leader >= 0 && (cn(st, dg, (size_t)ev.d.leader) < SEARCH_CONFIRM_N ||
-						 (open && cn(st, dg, (size_t)ev.d.leader) < 2 * most)))
+			if (ev.d.leader >= 0 &&
+			    (cn(st, dg, (size_t)ev.d.leader) < SEARCH_CONFIRM_N ||
+			     (open && cn(st, dg, (size_t)ev.d.leader) < 2 * most)))
 				any |= ask(st, want, d, (size_t)ev.d.leader / dg->m);
 			free(fin);
 			eval_release(&ev);
@@ -875,7 +879,8 @@ static int run_adaptive(struct state *st)
 	 * decision's leader to SEARCH_CONFIRM_N, is kept for the
 	 * confirmation and racing. */
 	if (!r)
-		r = explore(st, (unsigned)fmax(st->budget / 3.0, (double)(st->ndg * SEARCH_CONFIRM_N)));
+		r = explore(st,
+			    (unsigned)fmax(st->budget / 3.0, (double)(st->ndg * SEARCH_CONFIRM_N)));
 	if (r >= 0)
 		r = confirm(st, want);
 	free(want);
@@ -1030,7 +1035,8 @@ static void fill_best(const struct state *st, size_t g, const struct search_deci
 	if (sd->choice.group == (long)g)
 		bi = sd->choice.layout;
 	for (l = 0; bi >= 0 && l < st->L; l++)
-		if ((long)l != bi && st->n[AT(st, l, g)] && (ri < 0 || better(st, g, l, (size_t)ri)))
+		if ((long)l != bi && st->n[AT(st, l, g)] &&
+		    (ri < 0 || better(st, g, l, (size_t)ri)))
 			ri = (long)l;
 	b->layout = bi;
 	b->runner_up = ri;
@@ -1100,8 +1106,9 @@ int search_run(const struct search_problem *p, const struct search_opts *o,
 	st.o = o;
 	st.L = p->nlayouts;
 	st.G = p->ngroups;
-	st.R = o->max_repetitions ? o->max_repetitions :
-	       p->repetitions > SEARCH_DEFAULT_MAX_REPS ? p->repetitions : SEARCH_DEFAULT_MAX_REPS;
+	st.R = o->max_repetitions			? o->max_repetitions :
+	       p->repetitions > SEARCH_DEFAULT_MAX_REPS ? p->repetitions :
+							  SEARCH_DEFAULT_MAX_REPS;
 	if (st.R < p->repetitions)
 		st.R = p->repetitions;
 	if (!st.R)
@@ -1173,13 +1180,13 @@ static int add_group(const struct point *pt, void *data)
 
 	if (f->g)
 		f->g[f->n] = (struct point){ pt->collective, pt->algorithm, pt->assignment,
-			pt->bytes, pt->dtype, pt->op, pt->chunk, pt->window, pt->radix };
+					     pt->bytes,	     pt->dtype,	    pt->op,
+					     pt->chunk,	     pt->window,    pt->radix };
 	f->n++;
 	return 0;
 }
 
-void search_space_from_plan(const struct spec *s, const struct plan *p,
-			    struct search_space *out)
+void search_space_from_plan(const struct spec *s, const struct plan *p, struct search_space *out)
 {
 	struct groups_fill f = { NULL, 0 };
 
@@ -1188,7 +1195,8 @@ void search_space_from_plan(const struct spec *s, const struct plan *p,
 	for (size_t i = 0; i < p->nlayouts; i++) {
 		const struct layout *l = &p->layouts[i];
 
-		out->layouts[i] = (struct search_layout){ l->id, l->nodes, l->ppn, l->workers,
+		out->layouts[i] = (struct search_layout){ l->id,  l->nodes,
+							  l->ppn, l->workers,
 							  l->wpn, placement_name(l->placement) };
 	}
 	out->nlayouts = p->nlayouts;

@@ -72,9 +72,9 @@
 #include "decide.h"
 
 struct search_layout {
-	const char *id;		/* the plan's layout id; borrowed */
+	const char *id; /* the plan's layout id; borrowed */
 	unsigned nodes, ppn, workers, wpn;
-	const char *placement;	/* "dpu" | "onload"; borrowed */
+	const char *placement; /* "dpu" | "onload"; borrowed */
 };
 
 /* Measures layout `layout` at repetition `rep` (0-based: the rep-th time this
@@ -89,7 +89,7 @@ struct search_problem {
 	size_t nlayouts;
 	const struct point *groups;
 	size_t ngroups;
-	unsigned repetitions;	/* least launches of a configuration in contention */
+	unsigned repetitions; /* least launches of a configuration in contention */
 	search_measure_fn measure;
 	void *ctx;
 };
@@ -106,17 +106,17 @@ enum search_strategy { SEARCH_ADAPTIVE, SEARCH_GRID, SEARCH_MODEL };
 
 struct search_opts {
 	enum search_strategy strategy;
-	unsigned budget;	/* most launches to use; 0: no limit */
-	double tolerance;	/* delta: points of OE that matter (default 0.5) */
-	double noise_prior;	/* ignored: the spread comes from the data; kept
+	unsigned budget;    /* most launches to use; 0: no limit */
+	double tolerance;   /* delta: points of OE that matter (default 0.5) */
+	double noise_prior; /* ignored: the spread comes from the data; kept
 				   so that callers setting it still compile */
 	/* Most launches per layout: 0 is max(repetitions, 10). Here, not in
 	 * search_problem, because callers build that one positionally. */
 	unsigned max_repetitions;
 	/* The rest of recommend's rule (verdict.h), so that both decide
 	 * alike; zero is the spec's default, for positional initializers. */
-	double alpha;		/* significance level; 0: 0.05 */
-	int onload_first;	/* cost_order: an onload core is the cheaper (0: a DPU core) */
+	double alpha;	  /* significance level; 0: 0.05 */
+	int onload_first; /* cost_order: an onload core is the cheaper (0: a DPU core) */
 	/* The layouts that may be launched, one flag per layout (borrowed);
 	 * NULL: all. The others are never measured nor decided about;
 	 * grid_launches still counts every layout. */
@@ -133,52 +133,55 @@ struct search_opts {
  * expected improvement (summed over decisions, in pooled noise units)
  * below which exploring stops. */
 #define SEARCH_BUDGET_FRAC 0.15
-#define SEARCH_CONFIRM_N 3
-#define SEARCH_FINALISTS 3
-#define SEARCH_EI_STOP 0.05
+#define SEARCH_CONFIRM_N   3
+#define SEARCH_FINALISTS   3
+#define SEARCH_EI_STOP	   0.05
 
-#define SEARCH_OPTS_INIT { SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0 }
+#define SEARCH_OPTS_INIT                                          \
+	{                                                         \
+		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0 \
+	}
 
 struct search_best {
-	long layout;		/* index into the problem's layouts; -1: no valid point */
-	double oe;		/* median oe_measured over its valid launches */
-	double spread;		/* half the range of those launches, or the
+	long layout;	     /* index into the problem's layouts; -1: no valid point */
+	double oe;	     /* median oe_measured over its valid launches */
+	double spread;	     /* half the range of those launches, or the
 				   pooled standard deviation when measured once */
-	unsigned reps;		/* valid repetitions behind oe */
-	long runner_up;		/* second best layout, -1 if none */
-	double runner_up_oe;	/* its median */
+	unsigned reps;	     /* valid repetitions behind oe */
+	long runner_up;	     /* second best layout, -1 if none */
+	double runner_up_oe; /* its median */
 };
 
 /* One configuration of a decision group: a layout and a group. */
 struct search_config {
-	long layout, group;	/* indices into the problem's; -1: none */
-	unsigned n;		/* its launches with a value (in a decision) */
-	double median;		/* of those values; NAN without */
+	long layout, group; /* indices into the problem's; -1: none */
+	unsigned n;	    /* its launches with a value (in a decision) */
+	double median;	    /* of those values; NAN without */
 };
 
 /* The decision of one (collective, message size), as decide() made it over
  * the configurations in contention at the end. */
 struct search_decision {
-	const char *collective;	/* borrowed from the problem's groups */
+	const char *collective; /* borrowed from the problem's groups */
 	uint64_t bytes;
-	const char *dtype, *op;	/* reductions (as recommend splits them); NULL else */
+	const char *dtype, *op; /* reductions (as recommend splits them); NULL else */
 	enum decide_verdict verdict;
-	struct search_config choice;	/* cheapest member of the indifference set */
-	struct search_config leader;	/* best median */
-	struct search_config runner_up;	/* best median after the leader */
-	double choice_oe, leader_oe, runner_up_oe;	/* medians; NAN if none */
-	double p_value;		/* Mann-Whitney leader vs runner-up; NAN if none */
-	double ci_lo, ci_hi;	/* CI (95%) of the leader's median OE */
-	int ci_exact;		/* 0: too few launches for 95%: (min, max) */
-	struct search_config *indifferent;	/* the indifference set, owned */
+	struct search_config choice;		   /* cheapest member of the indifference set */
+	struct search_config leader;		   /* best median */
+	struct search_config runner_up;		   /* best median after the leader */
+	double choice_oe, leader_oe, runner_up_oe; /* medians; NAN if none */
+	double p_value;			   /* Mann-Whitney leader vs runner-up; NAN if none */
+	double ci_lo, ci_hi;		   /* CI (95%) of the leader's median OE */
+	int ci_exact;			   /* 0: too few launches for 95%: (min, max) */
+	struct search_config *indifferent; /* the indifference set, owned */
 	size_t nindifferent;
-	unsigned launches;	/* launches asked for on its behalf (a launch
+	unsigned launches;   /* launches asked for on its behalf (a launch
 				   several groups asked for counts for each;
 				   the coarse pass counts for all) */
-	unsigned measured;	/* configurations with a value */
-	unsigned screened;	/* out of contention by the screen */
-	unsigned worse;		/* significantly worse than the leader */
-	unsigned contenders;	/* the leader and those undecided against it */
+	unsigned measured;   /* configurations with a value */
+	unsigned screened;   /* out of contention by the screen */
+	unsigned worse;	     /* significantly worse than the leader */
+	unsigned contenders; /* the leader and those undecided against it */
 	/* The noise model decide() used (decide.h): pooled 1 on it, else the
 	 * rank rule, check saying why; noise the pooled sd of log OE. */
 	int pooled;
@@ -189,7 +192,7 @@ struct search_decision {
 	 * separate them (more_equal 0) or show them equal (1); 0: unknown. */
 	unsigned more_launches;
 	struct search_config more_a, more_b;
-	int more_equal, more_floor;	/* more_floor: the rank rule's floor */
+	int more_equal, more_floor; /* more_floor: the rank rule's floor */
 	/* The surrogate over the decision's groups at the end (surrogate.h):
 	 * points fitted (the fewest of its groups), the worst RMS of the
 	 * standardized leave-one-out residuals, and whether every fit was
@@ -201,15 +204,15 @@ struct search_decision {
 
 struct search_result {
 	unsigned launches;	/* launches used */
-	unsigned grid_launches;	/* layouts x repetitions */
+	unsigned grid_launches; /* layouts x repetitions */
 	unsigned budget;	/* the budget in effect; 0: none */
 	int budget_exhausted;
-	struct search_best *best;	/* one per group, owned; search_result_release() */
-	unsigned *reps;		/* launches made per layout, owned */
-	struct search_decision *decisions;	/* per (collective, bytes), owned */
+	struct search_best *best;	   /* one per group, owned; search_result_release() */
+	unsigned *reps;			   /* launches made per layout, owned */
+	struct search_decision *decisions; /* per (collective, bytes), owned */
 	size_t ndecisions;
-	unsigned failed_launches;	/* launches that yielded no value */
-	unsigned max_repetitions;	/* in effect */
+	unsigned failed_launches; /* launches that yielded no value */
+	unsigned max_repetitions; /* in effect */
 };
 
 struct spec;
@@ -225,8 +228,7 @@ struct search_space {
 	unsigned repetitions;
 };
 
-void search_space_from_plan(const struct spec *s, const struct plan *p,
-			    struct search_space *out);
+void search_space_from_plan(const struct spec *s, const struct plan *p, struct search_space *out);
 void search_space_release(struct search_space *sp);
 
 /* The spec's statistics into *o: alpha, delta_oe (tolerance),

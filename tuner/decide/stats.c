@@ -134,7 +134,7 @@ int stats_median_ci_ranks(size_t n, double conf, size_t *j, size_t *k, double *c
 		for (size_t jj = 1; 2 * jj <= n; jj++) {
 			double cov;
 
-			tail += c;	/* c = C(n, jj - 1) */
+			tail += c; /* c = C(n, jj - 1) */
 			cov = (double)(total - 2 * tail) / (double)total;
 			if (cov < conf - LEVEL_EPS)
 				break;
@@ -296,8 +296,8 @@ static double median_inplace(double *v, size_t n)
 	return lo + 0.5 * (hi - lo);
 }
 
-int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b,
-			      uint64_t seed, double *lo, double *hi)
+int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b, uint64_t seed,
+			      double *lo, double *hi)
 {
 	double *buf, *med;
 	struct rng r;
@@ -329,8 +329,7 @@ int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b
 
 /* Flags outliers of x given its sorted copy s; *mad gets the raw MAD.
  * Returns the count, or -1 when out of memory. */
-static long outliers_sorted(const double *x, const double *s, size_t n, int *flags,
-			    double *mad)
+static long outliers_sorted(const double *x, const double *s, size_t n, int *flags, double *mad)
 {
 	double q1 = quantile_sorted(s, n, 0.25), q3 = quantile_sorted(s, n, 0.75);
 	double med = quantile_sorted(s, n, 0.5), iqr = q3 - q1;
@@ -488,13 +487,12 @@ static int cmp_tagged(const void *pa, const void *pb)
 	return (a->v > b->v) - (a->v < b->v);
 }
 
-int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m,
-		       struct stats_mw *out)
+int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m, struct stats_mw *out)
 {
 	size_t nn = n + m;
 	struct tagged *pool;
 	unsigned *r2;
-	uint64_t ra2 = 0;	/* doubled rank sum of a */
+	uint64_t ra2 = 0; /* doubled rank sum of a */
 	double ties3 = 0, mu, var, sd, nm;
 
 	if (!a || !b || !n || !m || !out || !all_finite(a, n) || !all_finite(b, m))
@@ -562,7 +560,7 @@ int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m,
 
 		out->p = 2 * norm_sf(num > 0 ? num / sd : 0);
 	} else {
-		out->p = 1;	/* every value equal: no evidence either way */
+		out->p = 1; /* every value equal: no evidence either way */
 	}
 	if (out->p > 1)
 		out->p = 1;
@@ -646,7 +644,7 @@ static int hl_rank(size_t n, size_t m, double conf, uint64_t *k)
 			total += cnt[s];
 		/* doubled rank sum s <-> U = (s - n(n+1)) / 2; s steps by 2 */
 		for (uint64_t kk = 1; base + 2 * (kk - 1) < len; kk++) {
-			cum += cnt[base + 2 * (kk - 1)];	/* now P(U <= kk-1) */
+			cum += cnt[base + 2 * (kk - 1)]; /* now P(U <= kk-1) */
 			if (2 * (double)cum / (double)total > alpha + LEVEL_EPS)
 				break;
 			*k = kk;
@@ -661,14 +659,14 @@ static int hl_rank(size_t n, size_t m, double conf, uint64_t *k)
 	return 0;
 }
 
-int stats_hodges_lehmann(const double *a, size_t n, const double *b, size_t m,
-			 double conf, double *est, double *lo, double *hi)
+int stats_hodges_lehmann(const double *a, size_t n, const double *b, size_t m, double conf,
+			 double *est, double *lo, double *hi)
 {
 	double *sa, *sb;
 	uint64_t nm, k;
 
-	if (!a || !b || !n || !m || !est || !lo || !hi || !level_ok(conf) ||
-	    !all_finite(a, n) || !all_finite(b, m) || (uint64_t)n > UINT64_MAX / m)
+	if (!a || !b || !n || !m || !est || !lo || !hi || !level_ok(conf) || !all_finite(a, n) ||
+	    !all_finite(b, m) || (uint64_t)n > UINT64_MAX / m)
 		return -1;
 	nm = (uint64_t)n * m;
 	if (hl_rank(n, m, conf, &k))
@@ -784,9 +782,8 @@ const char *stats_verdict_name(enum stats_verdict v)
 	return "undecided";
 }
 
-int stats_compare(const double *a, size_t n, const double *b, size_t m,
-		  double alpha, double delta, int lower_is_better,
-		  struct stats_cmp *out)
+int stats_compare(const double *a, size_t n, const double *b, size_t m, double alpha, double delta,
+		  int lower_is_better, struct stats_cmp *out)
 {
 	struct stats_mw mw;
 	double gain;
@@ -825,9 +822,8 @@ void stats_indiff_free(struct stats_indiff *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int stats_indifference(const double *const *x, const size_t *n, size_t k,
-		       int lower_is_better, double alpha, double delta,
-		       struct stats_indiff *out)
+int stats_indifference(const double *const *x, const size_t *n, size_t k, int lower_is_better,
+		       double alpha, double delta, struct stats_indiff *out)
 {
 	double best = 0, *praw = NULL, *padj = NULL;
 	size_t nt = 0, ntie = 0, nund = 0;
@@ -872,9 +868,8 @@ int stats_indifference(const double *const *x, const size_t *n, size_t k,
 		if (g == out->leader)
 			continue;
 		if (stats_mann_whitney(x[g], n[g], x[out->leader], n[out->leader], &mw) ||
-		    stats_hodges_lehmann(x[g], n[g], x[out->leader], n[out->leader],
-					 1 - alpha, &out->shift[g], &out->ci_lo[g],
-					 &out->ci_hi[g]))
+		    stats_hodges_lehmann(x[g], n[g], x[out->leader], n[out->leader], 1 - alpha,
+					 &out->shift[g], &out->ci_lo[g], &out->ci_hi[g]))
 			goto fail;
 		out->p_raw[g] = praw[nt++] = mw.p;
 	}

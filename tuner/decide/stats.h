@@ -62,7 +62,7 @@
 #include <stdint.h>
 
 /* Resamples of the bootstrap in stats_summarize(). */
-#define STATS_BOOT_B 2000
+#define STATS_BOOT_B	 2000
 /* Modified z-score limit for the MAD test: Iglewicz & Hoaglin's 3.5 (the
  * statistics issue's decision 3). The pooled noise model (pooled.h) flags
  * launches with it too. */
@@ -81,8 +81,8 @@ int stats_median_ci_ranks(size_t n, double conf, size_t *j, size_t *k, double *c
 
 /* Percentile-bootstrap CI of the median at level conf from b resamples,
  * deterministic for a given seed. 0 or -1. */
-int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b,
-			      uint64_t seed, double *lo, double *hi);
+int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b, uint64_t seed,
+			      double *lo, double *hi);
 
 /* idx[0..n-1] = 0..n-1 in a random order (Fisher-Yates), the same for
  * the same seed on every machine: launches interleaved in a seeded order,
@@ -95,24 +95,24 @@ int stats_outliers(const double *x, size_t n, int *flags, size_t *count);
 
 struct stats_summary {
 	size_t n;
-	double mean, sd, cv;	/* cv is NaN when the mean is 0 */
+	double mean, sd, cv; /* cv is NaN when the mean is 0 */
 	double min, q1, median, q3, max, iqr;
-	double mad;		/* median of |x - median|, unscaled */
+	double mad; /* median of |x - median|, unscaled */
 
 	/* Le Boudec's CI of the median: x(ci_j), x(ci_k), 1-based ranks. */
 	double conf;
 	size_t ci_j, ci_k;
 	double ci_lo, ci_hi;
-	double ci_coverage;	/* achieved, >= conf when ci_exact_possible */
-	int ci_exact_possible;	/* 0: too few launches for conf; (min, max) */
+	double ci_coverage;    /* achieved, >= conf when ci_exact_possible */
+	int ci_exact_possible; /* 0: too few launches for conf; (min, max) */
 
 	/* Percentile bootstrap CI of the median (STATS_BOOT_B resamples). */
 	unsigned boot_b;
 	double boot_lo, boot_hi;
 
-	int *outlier;		/* n flags; owned, stats_summary_free() */
+	int *outlier; /* n flags; owned, stats_summary_free() */
 	size_t n_outliers;
-	int unstable;		/* n_outliers > 20% of n */
+	int unstable; /* n_outliers > 20% of n */
 };
 
 /* Fills *out for x[0..n-1]: CIs at level conf, bootstrap seeded by seed.
@@ -124,22 +124,21 @@ void stats_summary_free(struct stats_summary *s);
 
 struct stats_mw {
 	size_t n, m;
-	double u;	/* U of a: #(a_i > b_j) + #(a_i == b_j)/2; U of b = nm - u */
-	double z;	/* (U - nm/2) / sd, tie-corrected, no continuity; 0 if sd = 0 */
-	double p;	/* two-sided */
-	int exact;	/* 1: exact permutation p; 0: normal approximation */
-	int ties;	/* 1 when the pooled sample holds ties */
+	double u;  /* U of a: #(a_i > b_j) + #(a_i == b_j)/2; U of b = nm - u */
+	double z;  /* (U - nm/2) / sd, tie-corrected, no continuity; 0 if sd = 0 */
+	double p;  /* two-sided */
+	int exact; /* 1: exact permutation p; 0: normal approximation */
+	int ties;  /* 1 when the pooled sample holds ties */
 };
 
 /* Two-sided Mann-Whitney test of a[0..n-1] against b[0..m-1]. 0 or -1. */
-int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m,
-		       struct stats_mw *out);
+int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m, struct stats_mw *out);
 
 /* Hodges-Lehmann shift of a against b (positive: a larger) in *est and its
  * CI at level conf in *lo, *hi (infinite when the samples are too small for
  * conf). Memory O(n + m): the n*m differences are never stored. 0 or -1. */
-int stats_hodges_lehmann(const double *a, size_t n, const double *b, size_t m,
-			 double conf, double *est, double *lo, double *hi);
+int stats_hodges_lehmann(const double *a, size_t n, const double *b, size_t m, double conf,
+			 double *est, double *lo, double *hi);
 
 /* Holm-adjusted p-values of p[0..k-1] into adj[0..k-1] (caller's). 0 or -1. */
 int stats_holm_adjust(const double *p, size_t k, double *adj);
@@ -158,10 +157,10 @@ enum stats_verdict {
 const char *stats_verdict_name(enum stats_verdict v);
 
 struct stats_cmp {
-	enum stats_verdict verdict;	/* of a against b */
-	double u, p;			/* Mann-Whitney, two-sided */
+	enum stats_verdict verdict; /* of a against b */
+	double u, p;		    /* Mann-Whitney, two-sided */
 	int exact;
-	double shift, ci_lo, ci_hi;	/* Hodges-Lehmann a - b, CI at 1 - alpha */
+	double shift, ci_lo, ci_hi; /* Hodges-Lehmann a - b, CI at 1 - alpha */
 };
 
 /* Does a beat b? With gain = the HL shift a - b counted positive in a's
@@ -169,20 +168,19 @@ struct stats_cmp {
  * delta (and > 0); WORSE when p < alpha and -gain >= delta (and > 0); else
  * TIE when the CI of the shift lies within [-delta, +delta]; else
  * UNDECIDED. delta >= 0, in the samples' units. 0 or -1. */
-int stats_compare(const double *a, size_t n, const double *b, size_t m,
-		  double alpha, double delta, int lower_is_better,
-		  struct stats_cmp *out);
+int stats_compare(const double *a, size_t n, const double *b, size_t m, double alpha, double delta,
+		  int lower_is_better, struct stats_cmp *out);
 
 struct stats_indiff {
 	size_t k;
-	size_t leader;			/* best median; lowest index on a tie */
-	enum stats_verdict verdict;	/* BETTER ("best"), TIE or UNDECIDED */
+	size_t leader;		    /* best median; lowest index on a tie */
+	enum stats_verdict verdict; /* BETTER ("best"), TIE or UNDECIDED */
 	/* Arrays of k, owned, released by stats_indiff_free(). Entry leader
 	 * holds member 1, status BETTER, p 1, shift and CI 0. */
-	int *member;			/* 1: in the indifference set */
-	enum stats_verdict *status;	/* WORSE, TIE or UNDECIDED vs leader */
-	double *p_raw, *p_adj;		/* two-sided MW, and Holm over k-1 */
-	double *shift, *ci_lo, *ci_hi;	/* HL of group - leader, CI 1 - alpha */
+	int *member;		       /* 1: in the indifference set */
+	enum stats_verdict *status;    /* WORSE, TIE or UNDECIDED vs leader */
+	double *p_raw, *p_adj;	       /* two-sided MW, and Holm over k-1 */
+	double *shift, *ci_lo, *ci_hi; /* HL of group - leader, CI 1 - alpha */
 };
 
 /* The indifference set of k groups x[g][0..n[g]-1]. The leader has the
@@ -196,9 +194,8 @@ struct stats_indiff {
  * when every other group is WORSE (so also when k = 1); TIE when none is
  * UNDECIDED and at least one is TIE; UNDECIDED otherwise. The arrays of out
  * are malloc'd here; 0, or -1 (then nothing is left to free). */
-int stats_indifference(const double *const *x, const size_t *n, size_t k,
-		       int lower_is_better, double alpha, double delta,
-		       struct stats_indiff *out);
+int stats_indifference(const double *const *x, const size_t *n, size_t k, int lower_is_better,
+		       double alpha, double delta, struct stats_indiff *out);
 void stats_indiff_free(struct stats_indiff *r);
 
 #endif

@@ -14,7 +14,7 @@
 static const double LS_WORKERS[] = { 0.75, 1.5, 3.0 };
 static const double LS_WPN[] = { 1.0, 2.0 };
 #define LS_PLACEMENT 1.0
-#define LS_NODES 1.5
+#define LS_NODES     1.5
 
 static double kern(const double *a, const double *b, const double *ls, double s2)
 {
@@ -68,11 +68,11 @@ static void chol_solve(const double *l, size_t m, double *b)
 
 struct fit {
 	const double (*x)[SURROGATE_DIM];
-	const size_t *idx;	/* measured layouts */
+	const size_t *idx; /* measured layouts */
 	size_t m;
-	double *r;		/* y - prior mean, at idx */
+	double *r; /* y - prior mean, at idx */
 	const double *var;
-	double *l, *alpha;	/* m x m factor; K^-1 r */
+	double *l, *alpha; /* m x m factor; K^-1 r */
 };
 
 /* Factors K for length scales ls and signal variance s2; the log marginal
@@ -130,8 +130,8 @@ static void loo(struct fit *f, struct surrogate *s)
 	free(e);
 }
 
-int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var,
-		  size_t n, struct surrogate *out)
+int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var, size_t n,
+		  struct surrogate *out)
 {
 	struct fit f = { x, NULL, 0, NULL, var, NULL, NULL };
 	double mean = 0, s2 = 0, best = -INFINITY, ls[SURROGATE_DIM], *kv = NULL;
@@ -166,7 +166,8 @@ int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const doubl
 	ls[3] = LS_NODES;
 	for (size_t a = 0; a < sizeof(LS_WORKERS) / sizeof(*LS_WORKERS); a++)
 		for (size_t b = 0; b < sizeof(LS_WPN) / sizeof(*LS_WPN); b++) {
-			double l[SURROGATE_DIM] = { LS_WORKERS[a], LS_WPN[b], LS_PLACEMENT, LS_NODES };
+			double l[SURROGATE_DIM] = { LS_WORKERS[a], LS_WPN[b], LS_PLACEMENT,
+						    LS_NODES };
 			double lml = factor(&f, l, s2);
 
 			if (lml > best) {

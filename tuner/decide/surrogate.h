@@ -23,28 +23,28 @@
 
 #include <stddef.h>
 
-#define SURROGATE_DIM 4
+#define SURROGATE_DIM	     4
 /* Leave-one-out standardized residuals: largest acceptable RMS, and the
  * fewest measured layouts for a fit to be judged at all. */
-#define SURROGATE_RMS_MAX 2.0
+#define SURROGATE_RMS_MAX    2.0
 #define SURROGATE_MIN_POINTS 5
 
 struct surrogate {
-	size_t n;		/* layouts */
-	double *mu, *sd;	/* posterior mean and sd of the latent log OE; owned */
-	double ls[SURROGATE_DIM];	/* length scales chosen */
-	double signal;		/* prior sd */
+	size_t n;		  /* layouts */
+	double *mu, *sd;	  /* posterior mean and sd of the latent log OE; owned */
+	double ls[SURROGATE_DIM]; /* length scales chosen */
+	double signal;		  /* prior sd */
 	double prior_mean;
-	size_t used;		/* measured layouts fitted */
-	double loo_rms, loo_max;	/* standardized LOO residuals */
-	int ok;			/* enough points and loo_rms <= SURROGATE_RMS_MAX */
+	size_t used;		 /* measured layouts fitted */
+	double loo_rms, loo_max; /* standardized LOO residuals */
+	int ok;			 /* enough points and loo_rms <= SURROGATE_RMS_MAX */
 };
 
 /* Fits over n layouts with features x[i][0..SURROGATE_DIM-1]; y[i] the mean
  * log value measured (NAN: not measured), var[i] its noise variance.
  * 0, or -1 when nothing could be fitted (out holds nothing then). */
-int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var,
-		  size_t n, struct surrogate *out);
+int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var, size_t n,
+		  struct surrogate *out);
 void surrogate_release(struct surrogate *s);
 
 /* Expected improvement over best of N(mu, sd^2). */

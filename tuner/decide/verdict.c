@@ -16,10 +16,10 @@
 
 /* One configuration's launches. */
 struct cfg {
-	const struct store_point *p;	/* its first point: layout and names */
+	const struct store_point *p; /* its first point: layout and names */
 	double *oe, *gain, *total, *ref, *compute;
 	size_t n, alloc;
-	int order;			/* first seen: the algorithm/assignment tiebreak */
+	int order; /* first seen: the algorithm/assignment tiebreak */
 };
 
 /* A decision group: collective and size, and a reduction's dtype and op
@@ -56,7 +56,8 @@ static void cfg_add(struct cfg *c, const struct store_point *p, double sample)
 
 	push(&c->oe, n, c->alloc, sample);
 	push(&c->gain, n, c->alloc, (p->ref_us + p->compute_us) / p->total_us);
-	push(&c->total, n, c->alloc, is_mpi(p) && p->total_us_median > 0 ? p->total_us_median : p->total_us);
+	push(&c->total, n, c->alloc,
+	     is_mpi(p) && p->total_us_median > 0 ? p->total_us_median : p->total_us);
 	push(&c->ref, n, c->alloc, p->ref_us);
 	push(&c->compute, n, c->alloc, p->compute_us);
 	if (n + 1 > c->alloc)
@@ -75,14 +76,16 @@ static struct grp *grp_get(struct grps *gs, const struct store_point *p, unsigne
 
 	for (size_t i = 0; i < gs->n; i++)
 		if (gs->g[i].bytes == p->key.bytes && gs->g[i].ranks == ranks &&
-		    !strcmp(gs->g[i].collective, p->key.collective) && !strcmp(gs->g[i].dtype, dtype) &&
-		    !strcmp(gs->g[i].op, op))
+		    !strcmp(gs->g[i].collective, p->key.collective) &&
+		    !strcmp(gs->g[i].dtype, dtype) && !strcmp(gs->g[i].op, op))
 			return &gs->g[i];
 	if (gs->n == gs->alloc) {
 		gs->alloc = gs->alloc ? 2 * gs->alloc : 16;
 		gs->g = xrealloc(gs->g, gs->alloc * sizeof(*gs->g));
 	}
-	gs->g[gs->n] = (struct grp){ p->key.collective, p->key.bytes, dtype, op, ranks, NULL, 0, 0 };
+	gs->g[gs->n] = (struct grp){
+		p->key.collective, p->key.bytes, dtype, op, ranks, NULL, 0, 0
+	};
 	return &gs->g[gs->n++];
 }
 
@@ -157,7 +160,8 @@ static struct decide_cost cost_of(const struct cfg *c, const struct verdict_para
 	int onload = p->placement && !strcmp(p->placement, "onload");
 
 	return (struct decide_cost){ p->workers > 0 ? (unsigned)p->workers : 0,
-		p->wpn > 0 ? (unsigned)p->wpn : 0, vp->dpu_first ? onload : !onload, c->order };
+				     p->wpn > 0 ? (unsigned)p->wpn : 0,
+				     vp->dpu_first ? onload : !onload, c->order };
 }
 
 const char *verdict_pays_name(enum verdict_pays p)
@@ -222,7 +226,8 @@ static void placement_compare(const struct grp *g, const struct verdict_params *
 	memset(pc, 0, sizeof(*pc));
 	if (d < 0 || o < 0)
 		return;
-	if (stats_compare(g->c[d].oe, g->c[d].n, g->c[o].oe, g->c[o].n, vp->alpha, vp->delta_oe, 0, &cmp))
+	if (stats_compare(g->c[d].oe, g->c[d].n, g->c[o].oe, g->c[o].n, vp->alpha, vp->delta_oe, 0,
+			  &cmp))
 		return;
 	pc->have = 1;
 	pc->dpu = vconfig(&g->c[d]);
@@ -334,15 +339,19 @@ static int decide_mpi(const struct grp *g, const struct verdict_params *vp, stru
 		n[i] = g->c[i].n;
 		/* Open MPI's own decision (id 0) first among equals. */
 		cost[i].tiebreak = atoi(strchr(g->c[i].p->key.algorithm, ':') ?
-					strchr(g->c[i].p->key.algorithm, ':') + 1 : "0");
+						strchr(g->c[i].p->key.algorithm, ':') + 1 :
+						"0");
 		best = fmin(best, median_of(x[i], n[i]));
 	}
 	dp.delta = vp->delta_time * best;
 	if (decide(x, n, g->n, cost, &dp, &dc) || dc.leader < 0)
 		goto out;
-	*v = (struct mpi_verdict){ g->collective, g->ranks, g->bytes, (int)cost[dc.leader].tiebreak,
-		dc.median[dc.leader], dc.ci_lo, dc.ci_hi, dc.verdict, dc.p_value, -1, NAN, g->n,
-		dc.launches, NULL, 0 };
+	*v = (struct mpi_verdict){
+		g->collective,	      g->ranks, g->bytes, (int)cost[dc.leader].tiebreak,
+		dc.median[dc.leader], dc.ci_lo, dc.ci_hi, dc.verdict,
+		dc.p_value,	      -1,	NAN,	  g->n,
+		dc.launches,	      NULL,	0
+	};
 	if (dc.runner_up >= 0) {
 		v->runner_up = cost[dc.runner_up].tiebreak;
 		v->runner_up_us = dc.median[dc.runner_up];
@@ -390,7 +399,8 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 			continue;
 		}
 		if (is_mpi(p)) {
-			unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
+			unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks :
+							(unsigned)(p->hosts > 0 ? p->hosts : 0);
 			double t = p->total_us_median > 0 ? p->total_us_median : p->total_us;
 
 			if (ranks && isfinite(t) && !strncmp(p->key.algorithm, "tuned:", 6))
@@ -409,8 +419,8 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 		qsort(mpi->g, mpi->n, sizeof(*mpi->g), cmp_grp);
 }
 
-int verdicts_from_points(const struct store_point *pts, size_t n,
-			 const struct verdict_params *vp, struct verdicts *v)
+int verdicts_from_points(const struct store_point *pts, size_t n, const struct verdict_params *vp,
+			 struct verdicts *v)
 {
 	struct grps off = { 0 }, mpi = { 0 };
 	int ret = 0;

@@ -33,22 +33,25 @@
 struct store_point;
 
 struct verdict_params {
-	double alpha;		/* 0.05 */
-	double delta_oe;	/* OE points (0.5) */
-	double delta_time;	/* fraction of the leader's time (0.01) */
-	int dpu_first;		/* cost_order: 1 when a DPU core is the cheaper */
-	unsigned cores;		/* cores per host node (0: not known) */
+	double alpha;	   /* 0.05 */
+	double delta_oe;   /* OE points (0.5) */
+	double delta_time; /* fraction of the leader's time (0.01) */
+	int dpu_first;	   /* cost_order: 1 when a DPU core is the cheaper */
+	unsigned cores;	   /* cores per host node (0: not known) */
 };
 
-#define VERDICT_PARAMS_INIT { 0.05, 0.5, 0.01, 1, 0 }
+#define VERDICT_PARAMS_INIT           \
+	{                             \
+		0.05, 0.5, 0.01, 1, 0 \
+	}
 
 /* One configuration as people read it. Strings borrowed from the points. */
 struct verdict_config {
 	const char *layout, *placement;
-	struct point key;	/* the point (point.h), its strings borrowed too */
+	struct point key; /* the point (point.h), its strings borrowed too */
 	unsigned nodes, ppn, workers, wpn;
 	size_t launches;
-	double median;		/* median of its samples */
+	double median; /* median of its samples */
 };
 
 /* Whether offloading pays: the median over launches of (ref + compute) /
@@ -56,11 +59,11 @@ struct verdict_config {
 enum verdict_pays { PAYS_YES, PAYS_NO, PAYS_UNCLEAR };
 
 struct placement_cmp {
-	int have;			/* both placements measured */
-	struct verdict_config dpu, onload;	/* the best (leader) of each */
-	enum stats_verdict dpu_vs_onload;	/* BETTER: dpu wins */
-	double p, shift, ci_lo, ci_hi;	/* Mann-Whitney p; HL shift dpu - onload, OE points */
-	int dpu_cores_left, onload_cores_left;	/* per node, for the application; -1 unknown */
+	int have;			   /* both placements measured */
+	struct verdict_config dpu, onload; /* the best (leader) of each */
+	enum stats_verdict dpu_vs_onload;  /* BETTER: dpu wins */
+	double p, shift, ci_lo, ci_hi;	   /* Mann-Whitney p; HL shift dpu - onload, OE points */
+	int dpu_cores_left, onload_cores_left; /* per node, for the application; -1 unknown */
 };
 
 struct offload_verdict {
@@ -69,18 +72,18 @@ struct offload_verdict {
 	/* A reduction's arithmetic belongs to the question ("" elsewhere):
 	 * the group is (collective, bytes, dtype, op). */
 	const char *dtype, *op;
-	struct verdict_config choice, leader, runner_up;	/* runner_up.layout NULL: none */
+	struct verdict_config choice, leader, runner_up; /* runner_up.layout NULL: none */
 	enum decide_verdict verdict;
-	double p_value;		/* leader vs runner-up; NAN when none */
-	double ci_lo, ci_hi;	/* 95% CI of the leader's median OE */
+	double p_value;	     /* leader vs runner-up; NAN when none */
+	double ci_lo, ci_hi; /* 95% CI of the leader's median OE */
 	int ci_exact;
-	size_t launches;	/* samples behind the whole decision */
-	struct verdict_config *indifferent;	/* the set, cheapest first; owned */
+	size_t launches;		    /* samples behind the whole decision */
+	struct verdict_config *indifferent; /* the set, cheapest first; owned */
 	size_t nindifferent;
 	enum verdict_pays pays;
-	double gain, gain_lo, gain_hi;	/* (ref + compute) / total at the choice */
-	double total_us, ref_us, compute_us;	/* medians at the choice */
-	size_t outliers;	/* the choice's launches flagged (Tukey 3 IQR or MAD z) */
+	double gain, gain_lo, gain_hi;	     /* (ref + compute) / total at the choice */
+	double total_us, ref_us, compute_us; /* medians at the choice */
+	size_t outliers; /* the choice's launches flagged (Tukey 3 IQR or MAD z) */
 	/* The noise model of the decision (decide.h): pooled sd of log OE and
 	 * its df (NAN: none), whether it decided, why not, and the launches a
 	 * decision would take when undecided (0: unknown). */
@@ -89,8 +92,8 @@ struct offload_verdict {
 	int pooled;
 	const char *noise_check;
 	unsigned more_launches;
-	int more_floor;		/* decide.h's: a floor from the rank rule */
-	int unstable;		/* more than 20% of them: "unstable" */
+	int more_floor; /* decide.h's: a floor from the rank rule */
+	int unstable;	/* more than 20% of them: "unstable" */
 	struct placement_cmp placement;
 };
 
@@ -98,29 +101,29 @@ struct mpi_verdict {
 	const char *collective;
 	unsigned ranks;
 	uint64_t bytes;
-	int alg;		/* the leader's coll/tuned id */
+	int alg; /* the leader's coll/tuned id */
 	double median_us, ci_lo, ci_hi;
 	enum decide_verdict verdict;
-	double p_value;		/* vs the runner-up */
-	int runner_up;		/* its id; -1 none */
+	double p_value; /* vs the runner-up */
+	int runner_up;	/* its id; -1 none */
 	double runner_up_us;
 	size_t algorithms, launches;
-	int *indifferent;	/* algorithm ids not significantly slower; owned */
+	int *indifferent; /* algorithm ids not significantly slower; owned */
 	size_t nindifferent;
 };
 
 struct verdicts {
-	struct offload_verdict *off;	/* sorted by collective, then bytes */
+	struct offload_verdict *off; /* sorted by collective, then bytes */
 	size_t noff;
-	struct mpi_verdict *mpi;	/* sorted by collective, ranks, bytes */
+	struct mpi_verdict *mpi; /* sorted by collective, ranks, bytes */
 	size_t nmpi;
-	size_t uncalibrated;	/* valid points left out: calibrated false */
+	size_t uncalibrated; /* valid points left out: calibrated false */
 };
 
 /* Decides from valid points (invalid ones are left out before). Strings
  * point into pts: release *v before the points. 0, or -1 on bad input. */
-int verdicts_from_points(const struct store_point *pts, size_t n,
-			 const struct verdict_params *vp, struct verdicts *v);
+int verdicts_from_points(const struct store_point *pts, size_t n, const struct verdict_params *vp,
+			 struct verdicts *v);
 void verdicts_release(struct verdicts *v);
 
 /* "yes", "no", "unclear". */

@@ -66,8 +66,8 @@ void runner_init(struct runner *r, const struct spec *s, enum launcher l)
 	r->launcher = l;
 }
 
-int runner_pick_launcher(const char *name, const struct spec *s, const char *spec_path,
-			 int dry_run, enum launcher *l)
+int runner_pick_launcher(const char *name, const struct spec *s, const char *spec_path, int dry_run,
+			 enum launcher *l)
 {
 	if (name) {
 		if (launcher_parse(name, l))
@@ -211,13 +211,15 @@ int runner_open(struct runner *r, struct store *st, const char *spec_path, const
 	if (found && !fresh && !strcmp(last.spec_hash, r->spec->hash)) {
 		free(key);
 		r->run = last;
-		fprintf(stderr, "sweetspot: continuing run %lld of %s (started %s)\n",
-			r->run.id, spec_path, r->run.started);
+		fprintf(stderr, "sweetspot: continuing run %lld of %s (started %s)\n", r->run.id,
+			spec_path, r->run.started);
 		return 0;
 	}
 	if (found && !fresh)
-		fprintf(stderr, "sweetspot: %s changed since run %lld (hash %s, now %s): "
-			"starting a new run\n", spec_path, last.id, last.spec_hash, r->spec->hash);
+		fprintf(stderr,
+			"sweetspot: %s changed since run %lld (hash %s, now %s): "
+			"starting a new run\n",
+			spec_path, last.id, last.spec_hash, r->spec->hash);
 	store_run_release(&last);
 	if (begin_run(r, key, launches, points))
 		return -1;
@@ -346,8 +348,9 @@ static int prepare(const struct runner *r, const struct runner_job *job, const c
 	pp->log_path = xasprintf("%s/log", dir);
 	if (files_remove_tree(dir) || files_mkdir_parents(dir))
 		return -1;
-	if (job->layout ? generate_layout_for(r->spec, job->layout, dir, GEN_LAUNCHER(r->launcher)) :
-			  files_mkdir_p(dir))
+	if (job->layout ?
+		    generate_layout_for(r->spec, job->layout, dir, GEN_LAUNCHER(r->launcher)) :
+		    files_mkdir_p(dir))
 		return -1;
 	if (build_cmd(r, job, dir, 1, &pp->cmd))
 		return -1;
@@ -389,8 +392,8 @@ static void read_points(const char *path, struct runner_outcome *oc)
 		}
 		if (record_parse(line, &oc->pts[oc->npoints], err, sizeof(err))) {
 			if (!*oc->reason)
-				snprintf(oc->reason, sizeof(oc->reason), "%s:%zu: bad kernel record: %s",
-					 path, lineno, err);
+				snprintf(oc->reason, sizeof(oc->reason),
+					 "%s:%zu: bad kernel record: %s", path, lineno, err);
 			continue;
 		}
 		oc->npoints++;
@@ -422,8 +425,9 @@ static int check_placement(const struct spec *s, const struct layout *l,
 		const char *want = layout_rank_host(s, l, (unsigned)i);
 
 		if (!got || strcmp(got, want)) {
-			snprintf(reason, rlen, "placement: rank %zu ran on %s, the plan puts it on %s",
-				 i, got ? got : "?", want);
+			snprintf(reason, rlen,
+				 "placement: rank %zu ran on %s, the plan puts it on %s", i,
+				 got ? got : "?", want);
 			ret = -1;
 			break;
 		}
@@ -464,7 +468,8 @@ static void log_tail(const char *path, char *out, size_t len)
 	n = fread(buf, 1, LOG_TAIL_BYTES, f);
 	fclose(f);
 	buf[n] = '\0';
-	for (char *line = strtok_r(buf, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+	for (char *line = strtok_r(buf, "\r\n", &save); line;
+	     line = strtok_r(NULL, "\r\n", &save)) {
 		if (log_line_empty(line))
 			continue;
 		if (k == LOG_TAIL_LINES)
@@ -562,8 +567,8 @@ out:
  * points only the last one's. A launch killed at its time limit is never
  * retried: a hang is a fault to see, not to hide at the cost of another
  * whole time limit. */
-static int attempts(struct runner *r, const struct runner_job *job, unsigned rep,
-		    const char *dir, struct runner_outcome *oc)
+static int attempts(struct runner *r, const struct runner_job *job, unsigned rep, const char *dir,
+		    struct runner_outcome *oc)
 {
 	struct prepared pp;
 	int rc = -1;
@@ -571,8 +576,8 @@ static int attempts(struct runner *r, const struct runner_job *job, unsigned rep
 	if (prepare(r, job, dir, &pp))
 		goto out;
 	rc = execute(r, job, rep, &pp, oc);
-	for (unsigned a = 1; rc == 0 && !oc->ok && !oc->timed_out && a <= r->spec->retries &&
-			     !runner_stop; a++) {
+	for (unsigned a = 1;
+	     rc == 0 && !oc->ok && !oc->timed_out && a <= r->spec->retries && !runner_stop; a++) {
 		char *keep = xasprintf("%s.attempt%u", dir, a);
 
 		fprintf(stderr, "sweetspot: %s r%u failed (%s); attempt %u of %u\n", job->row.id,
@@ -622,8 +627,9 @@ static int read_back(struct runner *r, const struct runner_job *job, unsigned re
 {
 	struct launch_filter lf = { job->row.id, (int)rep, oc, 0 };
 
-	return store_foreach_point(r->store, r->run.id, STORE_ALL_POINTS, keep_point, &lf) < 0
-		       ? -1 : 0;
+	return store_foreach_point(r->store, r->run.id, STORE_ALL_POINTS, keep_point, &lf) < 0 ?
+		       -1 :
+		       0;
 }
 
 int runner_launch(struct runner *r, const struct runner_job *job, unsigned rep,
@@ -664,8 +670,8 @@ int runner_launch(struct runner *r, const struct runner_job *job, unsigned rep,
 	return rc;
 }
 
-int runner_sweep(struct runner *r, const struct runner_job *jobs, size_t njobs,
-		 unsigned reps, unsigned only_rep)
+int runner_sweep(struct runner *r, const struct runner_job *jobs, size_t njobs, unsigned reps,
+		 unsigned only_rep)
 {
 	for (size_t i = 0; i < njobs; i++)
 		for (unsigned rep = 1; rep <= reps; rep++) {
@@ -682,8 +688,8 @@ int runner_sweep(struct runner *r, const struct runner_job *jobs, size_t njobs,
 	return 0;
 }
 
-int runner_finish(struct runner *r, long long *launches, long long *failed,
-		  long long *points, long long *invalid)
+int runner_finish(struct runner *r, long long *launches, long long *failed, long long *points,
+		  long long *invalid)
 {
 	long long l = 0, f = 0;
 
@@ -767,9 +773,9 @@ struct runner_job *runner_plan_jobs(const struct plan *p)
 		const struct layout *l = &p->layouts[i];
 
 		jobs[i].layout = l;
-		jobs[i].row = (struct store_layout){ l->id, (int)l->nodes, (int)l->ppn,
-						     (int)l->workers, (int)l->wpn,
-						     placement_name(l->placement) };
+		jobs[i].row = (struct store_layout){ l->id,	  (int)l->nodes,
+						     (int)l->ppn, (int)l->workers,
+						     (int)l->wpn, placement_name(l->placement) };
 		jobs[i].points = l->points;
 	}
 	return jobs;
@@ -813,7 +819,8 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		for (size_t g = 0; g < sp->ngroups; g++) {
 			const struct point *gr = &sp->groups[g];
 
-			if (gr->bytes == p->key.bytes && !strcmp(gr->collective, p->key.collective) &&
+			if (gr->bytes == p->key.bytes &&
+			    !strcmp(gr->collective, p->key.collective) &&
 			    !strcmp(gr->algorithm, p->key.algorithm) &&
 			    !strcmp(gr->assignment, p->key.assignment) && same_axes(gr, p) &&
 			    p->valid && p->calibrated >= 0 && isfinite(p->oe_measured))
@@ -837,8 +844,9 @@ int runner_search_run(const struct spec *s, const struct plan *p, const char *sp
 
 	search_space_from_plan(s, p, &sp);
 	rs.jobs = runner_plan_jobs(p);
-	prob = (struct search_problem){ sp.layouts, sp.nlayouts, sp.groups, sp.ngroups,
-					sp.repetitions, runner_search_measure, &rs };
+	prob = (struct search_problem){ sp.layouts, sp.nlayouts,    sp.groups,
+					sp.ngroups, sp.repetitions, runner_search_measure,
+					&rs };
 	runner_init(&r, s, l);
 	r.progress_out = stderr;
 	r.read_back = 1;

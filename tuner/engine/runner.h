@@ -33,14 +33,14 @@
 
 /* What one launch measures. Pointers are borrowed. */
 struct runner_job {
-	const struct layout *layout;	/* generated with generate_layout(), placement
+	const struct layout *layout; /* generated with generate_layout(), placement
 					 * checked; NULL: a host-only job (build set) */
-	struct store_layout row;	/* what the store records; row.id names the folder */
-	size_t points;			/* records a good launch writes; 0: a program
+	struct store_layout row;     /* what the store records; row.id names the folder */
+	size_t points;		     /* records a good launch writes; 0: a program
 					 * that writes none (verify's), judged by its
 					 * exit status alone */
-	const struct strvec *env;	/* extra "NAME=value" for this launch only, or NULL */
-	const void *data;		/* the build hook's own, or NULL */
+	const struct strvec *env;    /* extra "NAME=value" for this launch only, or NULL */
+	const void *data;	     /* the build hook's own, or NULL */
 };
 
 struct runner;
@@ -54,53 +54,56 @@ typedef int (*runner_build_fn)(const struct runner *r, const struct runner_job *
 /* How one launch went. pts is the caller's: store_points_free(). */
 struct runner_outcome {
 	int ok;
-	int timed_out;		/* killed at the time limit (never retried) */
-	int skipped;		/* the run held it already (points read back) */
+	int timed_out; /* killed at the time limit (never retried) */
+	int skipped;   /* the run held it already (points read back) */
 	struct store_point *pts;
 	size_t npoints;
 	double wall_s;
-	char reason[1024];	/* "" when ok; a launcher's failure ends with the
+	char reason[1024]; /* "" when ok; a launcher's failure ends with the
 				 * last lines of its log (its own words) */
 };
 
 struct runner {
 	/* set by runner_init() */
-	const struct spec *spec;	/* &own */
-	struct spec own;		/* the caller's spec, its kernel_args extended by
+	const struct spec *spec; /* &own */
+	struct spec own;	 /* the caller's spec, its kernel_args extended by
 					 * -o RUNNER_POINTS_FILE; the rest borrowed */
 	enum launcher launcher;
 	/* set by the caller */
-	const char *label;		/* NULL for sweeps; "baseline": run "SPEC:baseline" */
+	const char *label; /* NULL for sweeps; "baseline": run "SPEC:baseline" */
 	int retry_failed;
-	unsigned long long max_launches;	/* 0: no limit */
-	runner_build_fn build;		/* host-only jobs' command */
-	FILE *progress_out;		/* stderr, or NULL for silence */
-	int read_back;			/* a skipped launch's points are read from the store
+	unsigned long long max_launches; /* 0: no limit */
+	runner_build_fn build;		 /* host-only jobs' command */
+	FILE *progress_out;		 /* stderr, or NULL for silence */
+	int read_back;			 /* a skipped launch's points are read from the store
 					 * (a search resumed); else it comes back empty */
-	int wait_lock;			/* another writer of the run: wait (--wait-lock),
+	int wait_lock;			 /* another writer of the run: wait (--wait-lock),
 					 * else runner_open() refuses */
 	/* set by runner_open() */
-	struct store *store;		/* borrowed */
+	struct store *store; /* borrowed */
 	struct store_run run;
-	struct runlock lock;		/* the run's, held until runner_release() */
-	char *root;			/* "…/runs/" or "…/runs/<name>-", absolute */
+	struct runlock lock; /* the run's, held until runner_release() */
+	char *root;	     /* "…/runs/" or "…/runs/<name>-", absolute */
 	struct progress prog;
-	unsigned long long ran;		/* launches run by this invocation */
-	int paused;			/* --max-launches reached */
-	int interrupted;		/* SIGINT or SIGTERM */
-	struct sigaction old_int, old_term;	/* restored by runner_signals_restore() */
-	int signals;			/* installed */
+	unsigned long long ran;		    /* launches run by this invocation */
+	int paused;			    /* --max-launches reached */
+	int interrupted;		    /* SIGINT or SIGTERM */
+	struct sigaction old_int, old_term; /* restored by runner_signals_restore() */
+	int signals;			    /* installed */
 };
 
-#define RUNNER_INIT { .launcher = LAUNCHER_MPIRUN, .lock = RUNLOCK_INIT }
+#define RUNNER_INIT                                               \
+	{                                                         \
+		.launcher = LAUNCHER_MPIRUN, .lock = RUNLOCK_INIT \
+	}
 
 /* Ready to launch the spec's jobs with launcher l. s must outlive r. */
 void runner_init(struct runner *r, const struct spec *s, enum launcher l);
 
 /* Which launcher: name (--launcher), else srun inside a Slurm allocation,
  * else the spec's. srun outside an allocation is refused unless dry_run. */
-int runner_pick_launcher(const char *name, const struct spec *s, const char *spec_path,
-			 int dry_run, enum launcher *out);
+int runner_pick_launcher(const char *name, const struct spec *s, const char *spec_path, int dry_run,
+			 enum launcher *out);
 
 /* Where launch folders go for database db: "DIR/runs/" beside it, or
  * "DIR/runs/<name>-" for a database not named sweetspot.db; absolute. The
@@ -125,13 +128,13 @@ int runner_launch(struct runner *r, const struct runner_job *job, unsigned rep,
 
 /* Every job at every repetition 1..reps, in order (only_rep: that one).
  * Returns 0, 1 interrupted, 2 paused, -1 store failure. */
-int runner_sweep(struct runner *r, const struct runner_job *jobs, size_t njobs,
-		 unsigned reps, unsigned only_rep);
+int runner_sweep(struct runner *r, const struct runner_job *jobs, size_t njobs, unsigned reps,
+		 unsigned only_rep);
 
 /* Ends the progress line, sets the run's status when every planned launch
  * is recorded, and fills the counts. 0 or -1. */
-int runner_finish(struct runner *r, long long *launches, long long *failed,
-		  long long *points, long long *invalid);
+int runner_finish(struct runner *r, long long *launches, long long *failed, long long *points,
+		  long long *invalid);
 void runner_release(struct runner *r);
 
 /* --dry-run: prints to out, for each job's first repetition, the command a
@@ -152,8 +155,8 @@ struct runner_job *runner_plan_jobs(const struct plan *p);
 struct runner_search {
 	struct runner *runner;
 	const struct search_space *sp;
-	const struct runner_job *jobs;	/* one per search layout, same order */
-	unsigned failed;		/* launches that failed (recorded as such) */
+	const struct runner_job *jobs; /* one per search layout, same order */
+	unsigned failed;	       /* launches that failed (recorded as such) */
 };
 
 /* A search_measure_fn (search.h). */

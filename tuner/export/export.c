@@ -39,7 +39,7 @@ static const struct export_writer {
 	[EXPORT_MCA_PARAMS] = { "mca-params", export_mca_params },
 	[EXPORT_MPMD] = { "mpmd", NULL },
 	[EXPORT_PROFILE] = { "profile", write_profile },
-	[EXPORT_MPICH] = { "mpich", export_mpich },	/* export_mpich.c, mpich.h */
+	[EXPORT_MPICH] = { "mpich", export_mpich }, /* export_mpich.c, mpich.h */
 };
 
 #define NWRITERS (sizeof(writers) / sizeof(*writers))
@@ -52,7 +52,8 @@ int export_parse_format(const char *s, enum export_format *out)
 			return 0;
 		}
 	return error("unknown format '%s' (ompi-rules, ompi-json, ucc, env, mca-params, "
-		     "mpmd, profile or mpich)", s);
+		     "mpmd, profile or mpich)",
+		     s);
 }
 
 const char *export_format_name(enum export_format f)

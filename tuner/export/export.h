@@ -31,8 +31,14 @@
 #include "strvec.h"
 
 enum export_format {
-	EXPORT_OMPI_RULES, EXPORT_OMPI_JSON, EXPORT_UCC, EXPORT_ENV, EXPORT_MCA_PARAMS,
-	EXPORT_MPMD, EXPORT_PROFILE, EXPORT_MPICH,
+	EXPORT_OMPI_RULES,
+	EXPORT_OMPI_JSON,
+	EXPORT_UCC,
+	EXPORT_ENV,
+	EXPORT_MCA_PARAMS,
+	EXPORT_MPMD,
+	EXPORT_PROFILE,
+	EXPORT_MPICH,
 };
 
 /* 0 and *out, or -1 after an error naming the formats. */
@@ -79,8 +85,12 @@ const char *ompi_info_algorithm_name(const struct ompi_info *oi, const char *col
 /* The MCA parameters coll_tuned_<coll>_algorithm_<name> a forced
  * algorithm runs with. */
 enum ompi_param {
-	OMPI_SEGSIZE, OMPI_TREE_FANOUT, OMPI_CHAIN_FANOUT, OMPI_MAX_REQUESTS,
-	OMPI_KNOMIAL_RADIX, OMPI_NPARAMS
+	OMPI_SEGSIZE,
+	OMPI_TREE_FANOUT,
+	OMPI_CHAIN_FANOUT,
+	OMPI_MAX_REQUESTS,
+	OMPI_KNOMIAL_RADIX,
+	OMPI_NPARAMS
 };
 
 const char *ompi_param_name(enum ompi_param p);
@@ -98,7 +108,7 @@ struct ompi_alg_params {
 struct ompi_params {
 	struct ompi_alg_params *v;
 	size_t n;
-	char *origin;		/* where the values come from, for the files' comments */
+	char *origin; /* where the values come from, for the files' comments */
 };
 
 /* The parameters behind d's Open MPI choices: from the baseline launches'
@@ -137,10 +147,10 @@ size_t export_pin_inner(struct decisions *d, FILE *notes);
 int export_coll_id(const char *coll);
 
 struct export_opts {
-	struct ompi_version ompi;	/* for ompi-rules */
-	const char *rules_path;	/* the rules file env / mca-params point to */
-	int rules_given;	/* rules_path was named (--rules): it need not exist yet */
-	const struct ompi_params *params;	/* what each algorithm ran with; NULL: 0s */
+	struct ompi_version ompi; /* for ompi-rules */
+	const char *rules_path;	  /* the rules file env / mca-params point to */
+	int rules_given;	  /* rules_path was named (--rules): it need not exist yet */
+	const struct ompi_params *params; /* what each algorithm ran with; NULL: 0s */
 };
 
 /* Writes a single-file format f to out through the format table. Returns
@@ -180,12 +190,15 @@ struct export_mpmd {
 	const struct offload_choice *choice;
 };
 
-#define EXPORT_MPMD_INIT { SPEC_INIT, PLAN_INIT, NULL, NULL }
+#define EXPORT_MPMD_INIT                         \
+	{                                        \
+		SPEC_INIT, PLAN_INIT, NULL, NULL \
+	}
 
 /* What mpmd is asked for. Pointers are borrowed. */
 struct export_mpmd_opts {
 	const char *spec_path;	/* the spec of the hosts and binaries */
-	const char *collective;	/* whose recommended layout; NULL: the widest band's */
+	const char *collective; /* whose recommended layout; NULL: the widest band's */
 	const char *host_bin;	/* the user's binaries in the kernel's place; NULL: the spec's */
 	const char *worker_bin;
 };

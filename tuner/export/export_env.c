@@ -42,7 +42,7 @@ static void upper(char *dst, const char *src, size_t n)
 
 	for (i = 0; src[i] && i + 1 < n; i++)
 		dst[i] = (src[i] >= 'a' && src[i] <= 'z') ? (char)(src[i] - 32) :
-			 (src[i] == '-' ? '_' : src[i]);
+							    (src[i] == '-' ? '_' : src[i]);
 	dst[i] = '\0';
 }
 
@@ -70,8 +70,10 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 	char name[96], val[64], sz[32], sz2[32];
 	int any = 0;
 
-	fprintf(f, "# sweetspot env: the measured decisions as shell variables (%s run %lld).\n"
-		"# Source it: . THIS_FILE\n", d->source ? d->source : "-", d->run);
+	fprintf(f,
+		"# sweetspot env: the measured decisions as shell variables (%s run %lld).\n"
+		"# Source it: . THIS_FILE\n",
+		d->source ? d->source : "-", d->run);
 	for (size_t c = 0; c < colls_count; c++) {
 		const char *coll = colls_name(&colls_table[c]);
 		struct band *b;
@@ -89,13 +91,15 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 		m = main_band(b, nb);
 		for (size_t i = 0; i < nb; i++) {
 			char *t = xasprintf("%s%llu-%llu:%s:%s:%s", *bands ? " " : "",
-					    (unsigned long long)b[i].lo, (unsigned long long)b[i].hi,
-					    b[i].best->key.algorithm, b[i].best->key.assignment, b[i].best->layout);
+					    (unsigned long long)b[i].lo,
+					    (unsigned long long)b[i].hi, b[i].best->key.algorithm,
+					    b[i].best->key.assignment, b[i].best->layout);
 
 			fprintf(f, "# %s %s..%s: %s, %s, %s (oe_measured %.1f +- %.1f)\n", coll,
-				format_size(b[i].lo, sz, sizeof(sz)), format_size(b[i].hi, sz2, sizeof(sz2)),
-				b[i].best->key.algorithm, b[i].best->key.assignment, b[i].best->layout,
-				b[i].best->oe, b[i].best->spread);
+				format_size(b[i].lo, sz, sizeof(sz)),
+				format_size(b[i].hi, sz2, sizeof(sz2)), b[i].best->key.algorithm,
+				b[i].best->key.assignment, b[i].best->layout, b[i].best->oe,
+				b[i].best->spread);
 			bands = xrealloc(bands, strlen(bands) + strlen(t) + 1);
 			strcat(bands, t);
 			free(t);
@@ -121,7 +125,9 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 	}
 	if (decisions_has_mpi(d, NULL)) {
 		any = 1;
-		fputs("# Open MPI: the coll/tuned rules written by 'sweetspot export --format ompi-rules'\n", f);
+		fputs("# Open MPI: the coll/tuned rules written by 'sweetspot export --format "
+		      "ompi-rules'\n",
+		      f);
 		put_var(f, "OMPI_MCA_coll_tuned_use_dynamic_rules", "1");
 		put_var(f, "OMPI_MCA_coll_tuned_dynamic_rules_filename", o->rules_path);
 		if (export_knomial_radix(d, o->params) > 0) {
@@ -137,7 +143,8 @@ int export_env(const struct decisions *d, const struct export_opts *o, FILE *f)
 			}
 	}
 	if (!any)
-		return error("env: nothing measured to export in %s", d->source ? d->source : "the input");
+		return error("env: nothing measured to export in %s",
+			     d->source ? d->source : "the input");
 	return 0;
 }
 
@@ -145,7 +152,8 @@ int export_mca_params(const struct decisions *d, const struct export_opts *o, FI
 {
 	if (export_need_mpi(d, "mca-params"))
 		return -1;
-	fprintf(f, "# sweetspot mca-params: Open MPI settings that load the coll/tuned rules\n"
+	fprintf(f,
+		"# sweetspot mca-params: Open MPI settings that load the coll/tuned rules\n"
 		"# written by 'sweetspot export --format ompi-rules' (%s run %lld).\n"
 		"# Append to $HOME/.openmpi/mca-params.conf (you) or\n"
 		"# $prefix/etc/openmpi-mca-params.conf (everyone).\n",

@@ -45,7 +45,8 @@ static void set_add(struct mpich_set *s, const struct store_point *p)
 {
 	const char *alg = mpich_record_algorithm(p->key.algorithm);
 	double t = p->total_us_median > 0 ? p->total_us_median : p->total_us;
-	unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks : (unsigned)(p->hosts > 0 ? p->hosts : 0);
+	unsigned ranks = p->ranks > 0 ? (unsigned)p->ranks :
+					(unsigned)(p->hosts > 0 ? p->hosts : 0);
 	size_t i;
 
 	if (!alg || !p->valid || !p->mode || strcmp(p->mode, "mpi") || !isfinite(t) || t <= 0)
@@ -59,8 +60,9 @@ static void set_add(struct mpich_set *s, const struct store_point *p)
 			s->cap = s->cap ? 2 * s->cap : 16;
 			s->c = xrealloc(s->c, s->cap * sizeof(*s->c));
 		}
-		s->c[s->n++] = (struct mpich_cell){ xstrdup(p->key.collective), xstrdup(alg), ranks,
-						    p->key.bytes, 0, 0 };
+		s->c[s->n++] = (struct mpich_cell){
+			xstrdup(p->key.collective), xstrdup(alg), ranks, p->key.bytes, 0, 0
+		};
 	}
 	s->c[i].sum += t;
 	s->c[i].n++;
@@ -154,7 +156,8 @@ static int known_to_mpich(const char *coll, const char *alg)
 		found |= !strcmp(names.v[i], alg);
 	if (!found)
 		error("export: '%s' is not a %s algorithm of the installed MPICH (mpivars lists "
-		      "%zu of them, e.g. %s)", alg, coll, names.nr, names.nr ? names.v[0] : "none");
+		      "%zu of them, e.g. %s)",
+		      alg, coll, names.nr, names.nr ? names.v[0] : "none");
 	strvec_clear(&names);
 	return found ? 0 : -1;
 }
@@ -180,10 +183,13 @@ static int write_collective(const struct mpich_set *s, const char *c, FILE *f)
 	if (!same) {
 		fprintf(f, "# %s: the fastest algorithm differs between the sizes measured:", c);
 		for (size_t i = 0; i < s->n; i++)
-			if (!strcmp(s->c[i].coll, c) && fastest(s, c, s->c[i].ranks, s->c[i].bytes) == &s->c[i])
-				fprintf(f, " %llu bytes on %u ranks %s;", (unsigned long long)s->c[i].bytes,
-					s->c[i].ranks, s->c[i].alg);
-		fprintf(f, "\n#   one variable forces one algorithm at every size: left to MPICH\n");
+			if (!strcmp(s->c[i].coll, c) &&
+			    fastest(s, c, s->c[i].ranks, s->c[i].bytes) == &s->c[i])
+				fprintf(f, " %llu bytes on %u ranks %s;",
+					(unsigned long long)s->c[i].bytes, s->c[i].ranks,
+					s->c[i].alg);
+		fprintf(f,
+			"\n#   one variable forces one algorithm at every size: left to MPICH\n");
 		return 0;
 	}
 	if (known_to_mpich(c, one))
@@ -192,8 +198,9 @@ static int write_collective(const struct mpich_set *s, const char *c, FILE *f)
 	fprintf(f, "# %s: %s is the fastest at every size measured:", c, one);
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->c[i].coll, c) && !strcmp(s->c[i].alg, one))
-			fprintf(f, " %llu bytes on %u ranks %.2f us;", (unsigned long long)s->c[i].bytes,
-				s->c[i].ranks, s->c[i].sum / s->c[i].n);
+			fprintf(f, " %llu bytes on %u ranks %.2f us;",
+				(unsigned long long)s->c[i].bytes, s->c[i].ranks,
+				s->c[i].sum / s->c[i].n);
 	fprintf(f, "\nexport %s=%s\n", var, one);
 	free(var);
 	return 0;
@@ -219,15 +226,18 @@ int export_mpich(const struct decisions *d, const struct export_opts *o, FILE *f
 	}
 	if (!colls.nr) {
 		error("export: mpich: no MPICH algorithm measurement (kernel --mode mpi records "
-		      "with \"algorithm\": \"mpich:<name>\") in %s", d->source);
+		      "with \"algorithm\": \"mpich:<name>\") in %s",
+		      d->source);
 		goto out;
 	}
 	if (d->mpi_run > 0)
 		snprintf(from, sizeof(from), " run %lld", d->mpi_run);
-	fprintf(f, "# MPICH collective algorithms measured by sweetspot, from %s%s.\n"
+	fprintf(f,
+		"# MPICH collective algorithms measured by sweetspot, from %s%s.\n"
 		"# Source it before starting the application (. ./FILE), or give each line\n"
 		"# to mpiexec.hydra as -genv NAME VALUE. A forced algorithm that cannot run\n"
-		"# on a communicator falls back silently unless MPIR_CVAR_COLLECTIVE_FALLBACK=print.\n",
+		"# on a communicator falls back silently unless "
+		"MPIR_CVAR_COLLECTIVE_FALLBACK=print.\n",
 		d->source, from);
 	for (size_t i = 0; i < colls.nr; i++)
 		if (write_collective(&s, colls.v[i], f))

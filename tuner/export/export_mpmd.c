@@ -53,7 +53,7 @@ static void narrow_spec(struct spec *s, const struct decisions *d, const struct 
 		if (strcmp(d->off[i].key.collective, b->collective) || v < b->lo || v > b->hi ||
 		    (s->nsizes && s->sizes[s->nsizes - 1] == v))
 			continue;
-		s->sizes[s->nsizes++] = v;	/* d->off is sorted by size within a collective */
+		s->sizes[s->nsizes++] = v; /* d->off is sorted by size within a collective */
 	}
 	strvec_clear(&s->collectives);
 	strvec_push(&s->collectives, c->key.collective);
@@ -94,7 +94,8 @@ static int use_binaries(struct export_mpmd *m, const struct export_mpmd_opts *o)
 		return 0;
 	}
 	if (strcmp(o->worker_bin, m->spec.host_bin))
-		return error("export: onload workers run the host binary; --worker-bin must equal it");
+		return error(
+			"export: onload workers run the host binary; --worker-bin must equal it");
 	return 0;
 }
 

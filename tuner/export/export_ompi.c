@@ -22,7 +22,8 @@ static void warn_unknown_mpi(const struct decisions *d)
 {
 	for (size_t k = 0; k < d->nmpi; k++)
 		if (export_coll_id(d->mpi[k].collective) < 0) {
-			warning("Open MPI rules: collective '%s' has no coll/tuned id here; left out",
+			warning("Open MPI rules: collective '%s' has no coll/tuned id here; left "
+				"out",
 				d->mpi[k].collective);
 			return;
 		}
@@ -30,14 +31,14 @@ static void warn_unknown_mpi(const struct decisions *d)
 
 /* One communicator size's block of a classic rules file. */
 struct block {
-	unsigned size;		/* from this communicator size on */
-	const struct rule *rules;	/* NULL: one rule, algorithm 0 (Open MPI's own) */
+	unsigned size;		  /* from this communicator size on */
+	const struct rule *rules; /* NULL: one rule, algorithm 0 (Open MPI's own) */
 	size_t nrules;
-	const char *why;	/* the comment on the size */
+	const char *why; /* the comment on the size */
 };
 
-static void put_rule(FILE *f, const struct export_opts *o, int v2, const char *coll,
-		     uint64_t size, const struct mpi_choice *m)
+static void put_rule(FILE *f, const struct export_opts *o, int v2, const char *coll, uint64_t size,
+		     const struct mpi_choice *m)
 {
 	int alg = m ? m->alg : 0;
 	long fan, seg, reqs;
@@ -48,7 +49,8 @@ static void put_rule(FILE *f, const struct export_opts *o, int v2, const char *c
 		snprintf(line, sizeof(line), "%llu %d %ld %ld %ld", (unsigned long long)size, alg,
 			 fan, seg, reqs);
 	else
-		snprintf(line, sizeof(line), "%llu %d %ld %ld", (unsigned long long)size, alg, fan, seg);
+		snprintf(line, sizeof(line), "%llu %d %ld %ld", (unsigned long long)size, alg, fan,
+			 seg);
 	if (!m) {
 		fprintf(f, "%-28s # Open MPI's own decision\n", line);
 		return;
@@ -57,8 +59,10 @@ static void put_rule(FILE *f, const struct export_opts *o, int v2, const char *c
 		mpi_algorithm_name(coll, alg), format_size(size, sz, sizeof(sz)), m->avg_us,
 		format_size(m->bytes, per, sizeof(per)));
 	if (!v2 && reqs)
-		fprintf(f, "# (measured with max_requests %ld: the 4-column form cannot say it; Open "
-			"MPI 4.1 then uses 0)\n", reqs);
+		fprintf(f,
+			"# (measured with max_requests %ld: the 4-column form cannot say it; Open "
+			"MPI 4.1 then uses 0)\n",
+			reqs);
 }
 
 static void put_block(FILE *f, const struct export_opts *o, int v2, const char *coll,
@@ -88,10 +92,14 @@ static size_t coll_blocks(const struct decisions *d, const char *coll, struct bl
 		const struct mpi_choice *m;
 
 		if (!s && sizes[0] > 1)
-			out[nb++] = (struct block){ 1, NULL, 0, strvec_pushf(whys,
-				"1 to %u, not measured: Open MPI's own decision", sizes[0] - 1) };
+			out[nb++] = (struct block){
+				1, NULL, 0,
+				strvec_pushf(whys, "1 to %u, not measured: Open MPI's own decision",
+					     sizes[0] - 1)
+			};
 		export_span(d, coll, sizes[s], &i, &j);
-		out[nb] = (struct block){ sizes[s], rules + used, export_rules_of(d, i, j, rules + used),
+		out[nb] = (struct block){ sizes[s], rules + used,
+					  export_rules_of(d, i, j, rules + used),
 					  strvec_pushf(whys, "%u, measured", sizes[s]) };
 		used += out[nb++].nrules;
 		if (next == sizes[s] + 1)
@@ -99,15 +107,26 @@ static size_t coll_blocks(const struct decisions *d, const char *coll, struct bl
 		m = export_model_choice(d, coll, sizes[s] + 1);
 		if (m) {
 			rules[used] = (struct rule){ 0, m };
-			out[nb++] = (struct block){ sizes[s] + 1, rules + used++, 1, strvec_pushf(whys,
-				"%u and up, not measured: the model's choice", sizes[s] + 1) };
+			out[nb++] = (struct block){
+				sizes[s] + 1, rules + used++, 1,
+				strvec_pushf(whys, "%u and up, not measured: the model's choice",
+					     sizes[s] + 1)
+			};
 		} else if (next) {
-			out[nb++] = (struct block){ sizes[s] + 1, NULL, 0, strvec_pushf(whys,
-				"%u to %u, not measured: Open MPI's own decision", sizes[s] + 1, next - 1) };
+			out[nb++] = (struct block){
+				sizes[s] + 1, NULL, 0,
+				strvec_pushf(whys,
+					     "%u to %u, not measured: Open MPI's own decision",
+					     sizes[s] + 1, next - 1)
+			};
 		} else {
-			out[nb++] = (struct block){ sizes[s] + 1, NULL, 0, strvec_pushf(whys,
-				"%u and up, beyond the sizes measured: Open MPI's own decision (no "
-				"model backs a choice there)", sizes[s] + 1) };
+			out[nb++] = (struct block){ sizes[s] + 1, NULL, 0,
+						    strvec_pushf(
+							    whys,
+							    "%u and up, beyond the sizes measured: "
+							    "Open MPI's own decision (no "
+							    "model backs a choice there)",
+							    sizes[s] + 1) };
 		}
 	}
 	free(sizes);
@@ -118,7 +137,8 @@ static void rules_header(FILE *f, const struct decisions *d, const struct export
 {
 	if (v2)
 		fputs("rule-file-version-2\n", f);
-	fprintf(f, "# sweetspot ompi-rules: Open MPI coll/tuned dynamic rules, the fastest\n"
+	fprintf(f,
+		"# sweetspot ompi-rules: Open MPI coll/tuned dynamic rules, the fastest\n"
 		"# algorithm measured per collective, communicator size and message size\n"
 		"# (%s run %lld).\n# Written for Open MPI %d.%d.%d: %s.\n"
 		"# Use: mpirun --mca coll_tuned_use_dynamic_rules 1 \\\n"
@@ -129,9 +149,10 @@ static void rules_header(FILE *f, const struct decisions *d, const struct export
 		"# Open MPI's built-in rules. Each rule's fan-in/out and segment size are\n"
 		"# those the measurement ran with, from\n# %s.\n"
 		"# Rules cover the communicator sizes measured, each alone.\n",
-		d->source ? d->source : "-", d->mpi_run, o->ompi.major, o->ompi.minor, o->ompi.release,
-		v2 ? "rule-file-version-2, 5 columns\n# (bytes alg faninout segsize reqs)"
-		   : "the classic format, 4 columns\n# (bytes alg faninout segsize); it ignores "
+		d->source ? d->source : "-", d->mpi_run, o->ompi.major, o->ompi.minor,
+		o->ompi.release,
+		v2 ? "rule-file-version-2, 5 columns\n# (bytes alg faninout segsize reqs)" :
+		     "the classic format, 4 columns\n# (bytes alg faninout segsize); it ignores "
 		     "the rule-file-version-2 form",
 		o->params && o->params->origin ? o->params->origin : "nowhere (all 0)");
 }
@@ -143,8 +164,11 @@ static void radix_note(FILE *f, const struct decisions *d, const struct export_o
 	long r = export_knomial_radix(d, o->params);
 
 	if (r > 0)
-		fprintf(f, "# bcast knomial (7) ran with coll_tuned_bcast_algorithm_knomial_radix = %ld,\n"
-			"# which no rule carries: set it too (mca-params and env do).\n", r);
+		fprintf(f,
+			"# bcast knomial (7) ran with coll_tuned_bcast_algorithm_knomial_radix = "
+			"%ld,\n"
+			"# which no rule carries: set it too (mca-params and env do).\n",
+			r);
 }
 
 int export_ompi_rules(const struct decisions *d, const struct export_opts *o, FILE *f)
@@ -197,13 +221,13 @@ static json_t *json_size(const struct decisions *d, const struct export_opts *o,
 		if (!rules[r].m->alg)
 			continue;
 		ompi_rule_params(o->params, coll, rules[r].m->alg, &fan, &seg, &reqs);
-		rule = json_pack("{s:I, s:o, s:s, s:I, s:I, s:I}",
-				 "msg_size_min", (json_int_t)rules[r].size,
-				 "msg_size_max", r + 1 < nr ?
-					json_integer((json_int_t)rules[r + 1].size - 1) : json_string("inf"),
-				 "alg", mpi_algorithm_name(coll, rules[r].m->alg),
-				 "faninout", (json_int_t)fan, "seg_size", (json_int_t)seg,
-				 "reqs", (json_int_t)reqs);
+		rule = json_pack("{s:I, s:o, s:s, s:I, s:I, s:I}", "msg_size_min",
+				 (json_int_t)rules[r].size, "msg_size_max",
+				 r + 1 < nr ? json_integer((json_int_t)rules[r + 1].size - 1) :
+					      json_string("inf"),
+				 "alg", mpi_algorithm_name(coll, rules[r].m->alg), "faninout",
+				 (json_int_t)fan, "seg_size", (json_int_t)seg, "reqs",
+				 (json_int_t)reqs);
 		json_array_append_new(rs, rule);
 	}
 	json_object_set_new(cr, "rules", rs);

@@ -28,10 +28,8 @@
 #include <unistd.h>
 
 static const char *const param_names[OMPI_NPARAMS] = {
-	[OMPI_SEGSIZE] = "segmentsize",
-	[OMPI_TREE_FANOUT] = "tree_fanout",
-	[OMPI_CHAIN_FANOUT] = "chain_fanout",
-	[OMPI_MAX_REQUESTS] = "max_requests",
+	[OMPI_SEGSIZE] = "segmentsize",		[OMPI_TREE_FANOUT] = "tree_fanout",
+	[OMPI_CHAIN_FANOUT] = "chain_fanout",	[OMPI_MAX_REQUESTS] = "max_requests",
 	[OMPI_KNOMIAL_RADIX] = "knomial_radix",
 };
 
@@ -57,8 +55,8 @@ int ompi_info_load(struct ompi_info *oi)
 	if (fd < 0)
 		return error("ompi_info: cannot make a temporary file");
 	close(fd);
-	strvec_pushv(&av, (const char *const[]){ "ompi_info", "--param", "coll", "tuned",
-						  "--level", "9", "--parsable", NULL });
+	strvec_pushv(&av, (const char *const[]){ "ompi_info", "--param", "coll", "tuned", "--level",
+						 "9", "--parsable", NULL });
 	c.argv = &av;
 	c.log = log;
 	c.timeout_s = 60;
@@ -211,7 +209,8 @@ static void params_from_line(const char *line, const char *coll, struct ompi_alg
 {
 	char *copy = xstrdup(line), *save = NULL;
 
-	for (char *w = strtok_r(copy, " ", &save); w && strchr(w, '='); w = strtok_r(NULL, " ", &save)) {
+	for (char *w = strtok_r(copy, " ", &save); w && strchr(w, '=');
+	     w = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(w, '='), prefix[96];
 		size_t n = (size_t)snprintf(prefix, sizeof(prefix),
 					    "OMPI_MCA_coll_tuned_%s_algorithm_", coll);
@@ -293,10 +292,11 @@ int ompi_params_load(const struct decisions *d, const char *db, long long run_id
 	/* What a launch did not say is what the installed Open MPI uses. */
 	if (params_installed(d, p))
 		return -1;
-	p->origin = xstrdup(got > 0 ? "the baseline launches' environment (recorded with each\n"
-				      "# launch's command), the rest from ompi_info" :
-				  "the installed Open MPI's values (ompi_info), as the input does\n"
-				  "# not record the launches' environment");
+	p->origin = xstrdup(
+		got > 0 ? "the baseline launches' environment (recorded with each\n"
+			  "# launch's command), the rest from ompi_info" :
+			  "the installed Open MPI's values (ompi_info), as the input does\n"
+			  "# not record the launches' environment");
 	return 0;
 }
 
@@ -317,8 +317,9 @@ void ompi_rule_params(const struct ompi_params *p, const char *coll, int alg, lo
 	/* Open MPI 4.1's forced path (coll_tuned_decision_dynamic.c) passes
 	 * the chain fan-out to bcast, reduce, reduce_scatter(_block) and
 	 * scatter, the tree fan-out to the others. */
-	static const char *const chain[] = { "bcast", "reduce", "reduce_scatter",
-					     "reduce_scatter_block", "scatter", NULL };
+	static const char *const chain[] = { "bcast",	       "reduce",
+					     "reduce_scatter", "reduce_scatter_block",
+					     "scatter",	       NULL };
 	int k = OMPI_TREE_FANOUT;
 
 	if (!alg) {

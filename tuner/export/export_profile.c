@@ -70,7 +70,8 @@ int export_profile(const struct decisions *d, FILE *f)
 	      "# chosen layout of every question (collective, message size, and a\n"
 	      "# reduction's dtype and op) with the point it ran (algorithm, assignment,\n"
 	      "# chunk, window, radix); mpi: the fastest Open MPI coll/tuned algorithm\n"
-	      "# per collective, communicator and message size.\n", f);
+	      "# per collective, communicator and message size.\n",
+	      f);
 	fputs("version = 1;\nsource = ", f);
 	put_str(f, d->source);
 	fprintf(f, ";\nrun = %lldL;\n", d->run);
@@ -100,8 +101,8 @@ int export_profile(const struct decisions *d, FILE *f)
 		put_str(f, c->layout);
 		fputs("; placement = ", f);
 		put_str(f, c->placement);
-		fprintf(f, "; nodes = %u; ppn = %u; workers = %u; wpn = %u;\n    oe = ",
-			c->nodes, c->ppn, c->workers, c->wpn);
+		fprintf(f, "; nodes = %u; ppn = %u; workers = %u; wpn = %u;\n    oe = ", c->nodes,
+			c->ppn, c->workers, c->wpn);
 		put_float(f, c->oe);
 		fputs("; spread = ", f);
 		put_float(f, c->spread);
@@ -153,15 +154,14 @@ static int get_str(const config_setting_t *g, const char *name, const char *path
 }
 
 /* An optional string setting: absent is NULL. */
-static int get_opt_str(const config_setting_t *g, const char *name, const char *path,
-		       char **out)
+static int get_opt_str(const config_setting_t *g, const char *name, const char *path, char **out)
 {
 	*out = NULL;
 	return config_setting_get_member(g, name) ? get_str(g, name, path, out) : 0;
 }
 
-static int get_num(const config_setting_t *g, const char *name, const char *path,
-		   int optional, double *out)
+static int get_num(const config_setting_t *g, const char *name, const char *path, int optional,
+		   double *out)
 {
 	config_setting_t *s = config_setting_get_member(g, name);
 
@@ -248,8 +248,7 @@ static int load_offload_one(const config_setting_t *g, const char *path, struct 
 	c->key.algorithm = alg;
 	c->key.assignment = asg;
 	if (rc || get_str(g, "layout", path, &c->layout) ||
-	    get_str(g, "placement", path, &c->placement) ||
-	    get_num(g, "bytes", path, 0, &b) ||
+	    get_str(g, "placement", path, &c->placement) || get_num(g, "bytes", path, 0, &b) ||
 	    get_uint(g, "nodes", path, &c->nodes) || get_uint(g, "ppn", path, &c->ppn) ||
 	    get_uint(g, "workers", path, &c->workers) || get_uint(g, "wpn", path, &c->wpn) ||
 	    get_num(g, "oe", path, 0, &c->oe) || get_num(g, "spread", path, 0, &c->spread) ||
@@ -304,8 +303,8 @@ static config_setting_t *load_list(config_t *cfg, const char *name, unsigned *le
 	return list;
 }
 
-static int check_group(const config_setting_t *g, const config_setting_t *list,
-		       const char *path, const char *name)
+static int check_group(const config_setting_t *g, const config_setting_t *list, const char *path,
+		       const char *name)
 {
 	if (!config_setting_is_group(g))
 		return error("%s:%d: %s entries are groups { ... }", path,

@@ -152,7 +152,7 @@ static const struct {
 	const char *coll;
 	int alg;
 	const char *inner[2];
-	int times_ranks[2];	/* the inner call's bytes are m x ranks */
+	int times_ranks[2]; /* the inner call's bytes are m x ranks */
 } composites[] = {
 	{ "allreduce", 2, { "reduce", "bcast" }, { 0, 0 } },
 	{ "allgather", 1, { "gather", "bcast" }, { 0, 1 } },
@@ -196,18 +196,24 @@ size_t export_pin_inner(struct decisions *d, FILE *notes)
 
 		for (int i = 0; c >= 0 && i < 2 && !alg; i++) {
 			alg = rule_alg(d, composites[c].inner[i], m->ranks,
-				       composites[c].times_ranks[i] ? m->bytes * m->ranks : m->bytes);
+				       composites[c].times_ranks[i] ? m->bytes * m->ranks :
+								      m->bytes);
 			inner = i;
 		}
 		if (!alg)
 			continue;
-		to = m->runner_up >= 0 && composite_of(m->collective, m->runner_up) < 0 ? m->runner_up : 0;
-		fprintf(notes, "sweetspot: export: %s %u ranks %llu B: %s (%d) calls %s inside, "
+		to = m->runner_up >= 0 && composite_of(m->collective, m->runner_up) < 0 ?
+			     m->runner_up :
+			     0;
+		fprintf(notes,
+			"sweetspot: export: %s %u ranks %llu B: %s (%d) calls %s inside, "
 			"which these rules give %s (%d), not Open MPI's own choice as when it was "
-			"measured: exporting %s (%d) instead\n", m->collective, m->ranks,
-			(unsigned long long)m->bytes, mpi_algorithm_name(m->collective, m->alg), m->alg,
-			composites[c].inner[inner], mpi_algorithm_name(composites[c].inner[inner], alg),
-			alg, to ? mpi_algorithm_name(m->collective, to) : "Open MPI's own choice", to);
+			"measured: exporting %s (%d) instead\n",
+			m->collective, m->ranks, (unsigned long long)m->bytes,
+			mpi_algorithm_name(m->collective, m->alg), m->alg,
+			composites[c].inner[inner],
+			mpi_algorithm_name(composites[c].inner[inner], alg), alg,
+			to ? mpi_algorithm_name(m->collective, to) : "Open MPI's own choice", to);
 		m->avg_us = to ? m->runner_up_us : m->default_us;
 		m->alg = to;
 		m->runner_up = -1;
@@ -244,7 +250,8 @@ size_t export_mpi_collectives(const struct decisions *d, const char **out)
 	size_t n = 0;
 
 	for (size_t i = 0; i < colls_count && n < OMPI_MAX_COLLS; i++)
-		if (colls_table[i].ompi_id >= 0 && decisions_has_mpi(d, colls_name(&colls_table[i])))
+		if (colls_table[i].ompi_id >= 0 &&
+		    decisions_has_mpi(d, colls_name(&colls_table[i])))
 			out[n++] = colls_name(&colls_table[i]);
 	for (size_t i = 0; i < sizeof(extra_ids) / sizeof(*extra_ids) && n < OMPI_MAX_COLLS; i++)
 		if (!colls_find(extra_ids[i].name) && decisions_has_mpi(d, extra_ids[i].name))
@@ -266,9 +273,12 @@ const struct mpi_choice *export_model_choice(const struct decisions *d, const ch
 
 void export_span(const struct decisions *d, const char *c, unsigned ranks, size_t *i, size_t *j)
 {
-	for (*i = 0; *i < d->nmpi && (strcmp(d->mpi[*i].collective, c) || d->mpi[*i].ranks != ranks); (*i)++)
+	for (*i = 0;
+	     *i < d->nmpi && (strcmp(d->mpi[*i].collective, c) || d->mpi[*i].ranks != ranks);
+	     (*i)++)
 		;
-	for (*j = *i; *j < d->nmpi && !strcmp(d->mpi[*j].collective, c) && d->mpi[*j].ranks == ranks; (*j)++)
+	for (*j = *i;
+	     *j < d->nmpi && !strcmp(d->mpi[*j].collective, c) && d->mpi[*j].ranks == ranks; (*j)++)
 		;
 }
 
@@ -288,7 +298,7 @@ int export_need_mpi(const struct decisions *d, const char *what)
 
 	if (!export_mpi_collectives(d, c))
 		return error("%s: no Open MPI algorithm measurement (kernel --mode mpi, one "
-			     "coll_tuned algorithm forced per launch) in %s", what,
-			     d->source ? d->source : "the input");
+			     "coll_tuned algorithm forced per launch) in %s",
+			     what, d->source ? d->source : "the input");
 	return 0;
 }

@@ -26,7 +26,7 @@
 /* Open MPI's algorithm (by name) and TL/UCP's with the same schedule. */
 static const struct ucc_map {
 	const char *coll, *ompi, *ucc;
-	int radix;		/* the knomial radix that makes it the same; 0: none
+	int radix; /* the knomial radix that makes it the same; 0: none
 				 * (-1: the radix Open MPI's knomial ran with) */
 	const char *radix_var;
 } ucc_maps[] = {
@@ -98,7 +98,8 @@ static void add_token(struct ucc_export *u, const char *tok)
 
 /* The radix a mapped choice needs; 0: none. The first choice of a
  * variable fixes it: a later one needing another is left out. */
-static int radix_ok(struct ucc_export *u, const struct ucc_map *m, long radix, char *why, size_t len)
+static int radix_ok(struct ucc_export *u, const struct ucc_map *m, long radix, char *why,
+		    size_t len)
 {
 	size_t n;
 
@@ -131,13 +132,16 @@ static void coll_tokens(const struct decisions *d, const struct export_opts *o, 
 		if (!c->alg) {
 			/* Open MPI's own choice won: nothing to say to UCC, and that
 			 * is an answer (UCC keeps its own scores there). */
-			strvec_pushf(&u->notes, "%s %s [%u]: Open MPI's own decision was the fastest: "
-				     "left to UCC's own scores", coll, range, team);
+			strvec_pushf(&u->notes,
+				     "%s %s [%u]: Open MPI's own decision was the fastest: "
+				     "left to UCC's own scores",
+				     coll, range, team);
 			continue;
 		}
 		if (m)
 			radix = m->radix < 0 ? ompi_global_param(o->params, coll, c->alg,
-								  OMPI_KNOMIAL_RADIX) : m->radix;
+								 OMPI_KNOMIAL_RADIX) :
+					       m->radix;
 		if (m && radix_ok(u, m, radix, why, sizeof(why))) {
 			char *tok = xasprintf("%s:%s:host:[%u]:@%s", coll, range, team, m->ucc);
 
@@ -166,11 +170,14 @@ static void dpu_tokens(const struct decisions *d, struct ucc_export *u)
 		if (strcmp(c->key.algorithm, "slice") || !c->pays || strcmp(c->pays, "yes"))
 			continue;
 		ucc_range(b[i].lo, b[i].hi + 1, range, sizeof(range));
-		tok = xasprintf("allreduce:%s:host:[%u]:inf:@sliding_window", range, c->nodes * c->ppn);
+		tok = xasprintf("allreduce:%s:host:[%u]:inf:@sliding_window", range,
+				c->nodes * c->ppn);
 		add_token(u, tok);
 		free(tok);
-		strvec_pushf(&u->notes, "allreduce %s [%u]: offloaded slice (%s) beats the hosts "
-			     "alone: UCC's DPU path", range, c->nodes * c->ppn, c->layout);
+		strvec_pushf(&u->notes,
+			     "allreduce %s [%u]: offloaded slice (%s) beats the hosts "
+			     "alone: UCC's DPU path",
+			     range, c->nodes * c->ppn, c->layout);
 	}
 	free(b);
 }
@@ -209,7 +216,9 @@ int export_ucc_build(const struct decisions *d, const struct export_opts *o, str
 	 * nothing measured is not. */
 	if (!u->tune && !u->notes.nr) {
 		error("ucc: nothing to tell UCC: no Open MPI measurement%s in %s",
-		      decisions_has_offload(d, "allreduce") ? " and no offloaded slice allreduce that wins" : "",
+		      decisions_has_offload(d, "allreduce") ?
+			      " and no offloaded slice allreduce that wins" :
+			      "",
 		      d->source ? d->source : "the input");
 		export_ucc_release(u);
 		return -1;
@@ -223,7 +232,8 @@ int export_ucc(const struct decisions *d, const struct export_opts *o, FILE *f)
 
 	if (export_ucc_build(d, o, &u))
 		return -1;
-	fprintf(f, "# sweetspot ucc: the measured choices as UCC's TL/UCP selection (%s run %lld).\n"
+	fprintf(f,
+		"# sweetspot ucc: the measured choices as UCC's TL/UCP selection (%s run %lld).\n"
 		"# Tokens: coll:bytes:host:[team size]:@algorithm, bytes from-to with the end\n"
 		"# excluded, counted as Open MPI and UCC count them; only the team sizes\n"
 		"# measured (other sizes keep UCC's own scores). Use with Open MPI:\n"
@@ -236,7 +246,8 @@ int export_ucc(const struct decisions *d, const struct export_opts *o, FILE *f)
 	if (u.tune)
 		fprintf(f, "UCC_TL_UCP_TUNE=%s\n", u.tune);
 	else
-		fputs("# No measured choice has a TL/UCP counterpart: UCC keeps its own scores.\n", f);
+		fputs("# No measured choice has a TL/UCP counterpart: UCC keeps its own scores.\n",
+		      f);
 	export_ucc_release(&u);
 	return 0;
 }

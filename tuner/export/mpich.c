@@ -77,7 +77,8 @@ int mpich_parse_description(const char *desc, struct strvec *names)
 	/* auto's entry first, then at least one algorithm */
 	if (n < 2 || sep[0] < 4 || strncmp(desc + sep[0] - 4, "auto", 4))
 		return error("MPICH's description of an algorithm variable does not list "
-			     "'auto - ...' then the algorithms: \"%.60s...\"", desc);
+			     "'auto - ...' then the algorithms: \"%.60s...\"",
+			     desc);
 	start = sep[1];
 	while (start > sep[0] + blanks[0] && name_char(desc[start - 1]))
 		start--;
@@ -86,12 +87,14 @@ int mpich_parse_description(const char *desc, struct strvec *names)
 		size_t len = width > blanks[i] ? width - blanks[i] : 0;
 
 		if (!len || len > sep[i])
-			return error("MPICH's algorithm list is not aligned at entry %zu: \"%.60s...\"",
-				     i, desc + (sep[i] > 40 ? sep[i] - 40 : 0));
+			return error(
+				"MPICH's algorithm list is not aligned at entry %zu: \"%.60s...\"",
+				i, desc + (sep[i] > 40 ? sep[i] - 40 : 0));
 		for (size_t k = sep[i] - len; k < sep[i]; k++)
 			if (!name_char(desc[k]))
-				return error("MPICH's algorithm list: entry %zu is not a name: \"%.*s\"",
-					     i, (int)len, desc + sep[i] - len);
+				return error(
+					"MPICH's algorithm list: entry %zu is not a name: \"%.*s\"",
+					i, (int)len, desc + sep[i] - len);
 		strvec_pushf(names, "%.*s", (int)len, desc + sep[i] - len);
 		count++;
 	}

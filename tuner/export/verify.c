@@ -18,8 +18,9 @@
 
 const char *verify_kind_name(enum verify_kind k)
 {
-	return k == VERIFY_OMPI_RULES ? "Open MPI coll/tuned rules"
-	       : k == VERIFY_ENV ? "environment file" : "mca-params file";
+	return k == VERIFY_OMPI_RULES ? "Open MPI coll/tuned rules" :
+	       k == VERIFY_ENV	      ? "environment file" :
+					"mca-params file";
 }
 
 /* A line without its comment and surrounding blanks, in place. */
@@ -143,8 +144,9 @@ int verify_settings(const char *path, struct strvec *env, enum verify_kind *kind
 			break;
 		if (settings_line(s, *kind, env)) {
 			error("%s:%zu: not a setting of a%s: '%s'", path, lineno,
-			      *kind == VERIFY_ENV ? "n environment file (export NAME=value)"
-						  : " mca-params file (name = value)", s);
+			      *kind == VERIFY_ENV ? "n environment file (export NAME=value)" :
+						    " mca-params file (name = value)",
+			      s);
 			goto out;
 		}
 	}
@@ -230,7 +232,11 @@ int verify_rules_load(const char *path, struct verify_rules *out)
 		return 1;
 	}
 	ungetc(c, f);
-#define NUM(x) do { if ((rc = next_number(f, &line, &(x), word, sizeof(word))) <= 0) goto bad; } while (0)
+#define NUM(x)                                                                   \
+	do {                                                                     \
+		if ((rc = next_number(f, &line, &(x), word, sizeof(word))) <= 0) \
+			goto bad;                                                \
+	} while (0)
 	rc = next_number(f, &line, &ncoll, word, sizeof(word));
 	if (rc < 0 && !strcmp(word, "rule-file-version-2")) {
 		out->version2 = 1;
@@ -249,7 +255,8 @@ int verify_rules_load(const char *path, struct verify_rules *out)
 					NUM(col[m]);
 				out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
 				out->v[out->n++] = (struct verify_rule){ (int)id, (unsigned)comm,
-									 (uint64_t)col[0], (int)col[1] };
+									 (uint64_t)col[0],
+									 (int)col[1] };
 			}
 		}
 	}
@@ -379,7 +386,8 @@ int verify_read_figures(const struct verify_metric *m, const char *log, struct s
 		if (!strncmp(line, "# command:", 10) || regexec(&m->re, line, m->groups + 1, g, 0))
 			continue;
 		len = (int)(g[m->groups].rm_eo - g[m->groups].rm_so);
-		num = xasprintf("%.*s", len, g[m->groups].rm_so >= 0 ? line + g[m->groups].rm_so : "");
+		num = xasprintf("%.*s", len,
+				g[m->groups].rm_so >= 0 ? line + g[m->groups].rm_so : "");
 		errno = 0;
 		v = strtod(num, &end);
 		if (!*num || *end || errno == ERANGE || !isfinite(v)) {
@@ -476,9 +484,8 @@ static int ratio_ci(struct verify_figure *f)
  * fits within the threshold (one below it). -1 when it cannot be told. */
 static long more_launches(const struct verify_figure *f, double delta)
 {
-	double w = (log(f->r_hi) - log(f->r_lo)) / 2, s = fabs(log(f->ratio)),
-	       d = log1p(delta), gap = s > d ? s : d - s, n = (double)(f->na < f->nb ? f->na : f->nb),
-	       need;
+	double w = (log(f->r_hi) - log(f->r_lo)) / 2, s = fabs(log(f->ratio)), d = log1p(delta),
+	       gap = s > d ? s : d - s, n = (double)(f->na < f->nb ? f->na : f->nb), need;
 
 	if (!isfinite(w) || !isfinite(s) || w <= 0 || gap <= 1e-12)
 		return -1;

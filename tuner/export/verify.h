@@ -17,9 +17,9 @@
 
 /* What an exported file is, read from its content. */
 enum verify_kind {
-	VERIFY_OMPI_RULES,	/* coll/tuned rules, classic or JSON */
-	VERIFY_ENV,		/* "export NAME=value" lines (env, mpich formats) */
-	VERIFY_MCA_PARAMS,	/* "name = value" lines of mca-params.conf */
+	VERIFY_OMPI_RULES, /* coll/tuned rules, classic or JSON */
+	VERIFY_ENV,	   /* "export NAME=value" lines (env, mpich formats) */
+	VERIFY_MCA_PARAMS, /* "name = value" lines of mca-params.conf */
 };
 
 const char *verify_kind_name(enum verify_kind k);
@@ -34,16 +34,16 @@ int verify_settings(const char *path, struct strvec *env, enum verify_kind *kind
  * writes, with or without the rule-file-version-2 header), read as
  * coll/tuned reads it. */
 struct verify_rule {
-	int coll;		/* coll/tuned id */
-	unsigned comm;		/* communicator size the block starts at */
-	uint64_t msg;		/* message size the rule starts at */
-	int alg;		/* 0: Open MPI's own choice */
+	int coll;      /* coll/tuned id */
+	unsigned comm; /* communicator size the block starts at */
+	uint64_t msg;  /* message size the rule starts at */
+	int alg;       /* 0: Open MPI's own choice */
 };
 
 struct verify_rules {
 	struct verify_rule *v;
 	size_t n;
-	int version2;		/* the header: 5 columns (reqs) */
+	int version2; /* the header: 5 columns (reqs) */
 };
 
 /* 0 and *out (release it), 1 when path is not a classic rules file (JSON
@@ -60,7 +60,7 @@ int verify_rules_alg(const struct verify_rules *r, int coll, unsigned comm, uint
  * name it, else its place among the matches does). */
 struct verify_metric {
 	regex_t re;
-	size_t groups;		/* capture groups, >= 1 */
+	size_t groups; /* capture groups, >= 1 */
 	int compiled;
 };
 
@@ -79,16 +79,16 @@ int verify_read_figures(const struct verify_metric *m, const char *log, struct s
 /* One figure's samples (one value per launch) and its answer. */
 struct verify_figure {
 	char *name;
-	double *a, *b;		/* without (A) and with (B) the settings */
+	double *a, *b; /* without (A) and with (B) the settings */
 	size_t na, nb, alloc_a, alloc_b;
 	/* filled by verify_decide() */
-	double med_a, a_lo, a_hi, med_b, b_lo, b_hi;	/* medians, 95% CIs */
-	double ratio, r_lo, r_hi;	/* B/A (Hodges-Lehmann of the logs), 95% CI */
-	double p, p_holm;		/* Mann-Whitney two-sided; Holm over figures */
-	const char *verdict;		/* "faster", "slower", "no difference" (the CI
+	double med_a, a_lo, a_hi, med_b, b_lo, b_hi; /* medians, 95% CIs */
+	double ratio, r_lo, r_hi;		     /* B/A (Hodges-Lehmann of the logs), 95% CI */
+	double p, p_holm;			     /* Mann-Whitney two-sided; Holm over figures */
+	const char *verdict;			     /* "faster", "slower", "no difference" (the CI
 					 * within the practical threshold), "no
 					 * difference shown" (undecided) */
-	long more_launches;		/* undecided: launches a decision would take
+	long more_launches;			     /* undecided: launches a decision would take
 					 * beyond those made, estimated; -1 unknown */
 };
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 struct cpoint {
-	struct model_obs o;	/* medians over repetitions */
+	struct model_obs o; /* medians over repetitions */
 	struct model_pred pr;
 };
 
@@ -108,7 +108,8 @@ static json_t *errors_of(const struct cpoint *cp, size_t n, int c)
 }
 
 /* Best layout of (coll, bytes) by measured (pred 0) or predicted OE. */
-static const struct cpoint *best_of(const struct cpoint *cp, size_t n, int coll, size_t bytes, int pred)
+static const struct cpoint *best_of(const struct cpoint *cp, size_t n, int coll, size_t bytes,
+				    int pred)
 {
 	const struct cpoint *b = NULL;
 
@@ -244,8 +245,10 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 	free(key);
 
 	if (rc <= 0)
-		return rc < 0 ? 1 : (error("model --check: the database holds no %s run of %s",
-					   label ? label : "measured", path), 1);
+		return rc < 0 ? 1 :
+				(error("model --check: the database holds no %s run of %s",
+				       label ? label : "measured", path),
+				 1);
 	model_env_of(s, &env);
 	/* SMPI gives every rank a simulated host of its own: no core is shared,
 	 * no window is shared either (same-node transfers are RMA), and its

@@ -29,12 +29,25 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
 	    p->workers < 1 || p->wpn < 1 || !(p->ref_us > 0) || !(p->comm_us > 0) ||
 	    !(p->total_us > 0))
 		return -1;
-	o->mc = (struct model_machine){ p->hosts / p->ppn, p->ppn, p->workers, p->wpn,
-					!strcmp(p->placement, "dpu"), env->host_cores, env->dpu_cores,
+	o->mc = (struct model_machine){ p->hosts / p->ppn,
+					p->ppn,
+					p->workers,
+					p->wpn,
+					!strcmp(p->placement, "dpu"),
+					env->host_cores,
+					env->dpu_cores,
 					env->shm_rma };
-	o->pt = (struct model_point){ c, a, s, p->key.bytes, env->mmax, env->has_reduction,
-				      p->key.chunk > 0 ? (size_t)p->key.chunk : 0, p->key.window > 0 ? p->key.window : 0,
-				      p->key.radix > 0 ? p->key.radix : 0, DT_INT32, RO_SUM };
+	o->pt = (struct model_point){ c,
+				      a,
+				      s,
+				      p->key.bytes,
+				      env->mmax,
+				      env->has_reduction,
+				      p->key.chunk > 0 ? (size_t)p->key.chunk : 0,
+				      p->key.window > 0 ? p->key.window : 0,
+				      p->key.radix > 0 ? p->key.radix : 0,
+				      DT_INT32,
+				      RO_SUM };
 	if (point_has(p->key.dtype)) {
 		int d = parse_name(p->key.dtype, dtype_names, DT_N);
 
@@ -113,8 +126,8 @@ static double r2_of(const struct model_obs *obs, size_t n, double ss_res)
 int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 {
 	struct model_link *shm = &p->path[PATH_SHM];
-	double *v[] = { &shm->L, &shm->g_read, &shm->g_write, &shm->g_share, &p->o,
-			&p->g_reduce, &p->g_copy, &p->poll, &p->t0 };
+	double *v[] = { &shm->L,      &shm->g_read, &shm->g_write, &shm->g_share, &p->o,
+			&p->g_reduce, &p->g_copy,   &p->poll,	   &p->t0 };
 	/* No cost per byte below MODEL_G_MIN (1 TB/s): small sizes cannot
 	 * tell such a cost from zero, and a fit left free drove one to 1e-16. */
 	static const int per_byte[] = { 0, 1, 1, 1, 0, 1, 1, 0, 0 };
@@ -130,7 +143,8 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 			*v[j] = MODEL_G_MIN;
 	best = cost(p, obs, n, &terms);
 	if (!isfinite(best))
-		return error("model: the starting parameters cannot predict the calibration points");
+		return error(
+			"model: the starting parameters cannot predict the calibration points");
 	for (int sweep = 0; sweep < 200 && k > 1.01; sweep++) {
 		int moved = 0;
 
@@ -178,7 +192,8 @@ double model_noise(const struct model_obs *obs, size_t n)
 		size_t k = 0, first = 1;
 
 		for (size_t j = 0; j < n; j++)
-			if (!strcmp(obs[i].layout, obs[j].layout) && model_point_same(&obs[i].pt, &obs[j].pt)) {
+			if (!strcmp(obs[i].layout, obs[j].layout) &&
+			    model_point_same(&obs[i].pt, &obs[j].pt)) {
 				first &= j >= i;
 				sum += log(obs[j].total_us);
 				k++;
@@ -187,7 +202,8 @@ double model_noise(const struct model_obs *obs, size_t n)
 			continue;
 		m = sum / (double)k;
 		for (size_t j = 0; j < n; j++)
-			if (!strcmp(obs[i].layout, obs[j].layout) && model_point_same(&obs[i].pt, &obs[j].pt))
+			if (!strcmp(obs[i].layout, obs[j].layout) &&
+			    model_point_same(&obs[i].pt, &obs[j].pt))
 				ss += (log(obs[j].total_us) - m) * (log(obs[j].total_us) - m);
 		df += k - 1;
 	}

@@ -33,7 +33,8 @@ int model_host_cores(const struct spec *s)
 
 	/* Measuring on this very machine: its cores are what ranks share. */
 	gethostname(name, sizeof(name) - 1);
-	if (s->nodes.nr == 1 && (!strcmp(s->nodes.v[0], "localhost") || !strcmp(s->nodes.v[0], name)))
+	if (s->nodes.nr == 1 &&
+	    (!strcmp(s->nodes.v[0], "localhost") || !strcmp(s->nodes.v[0], name)))
 		return (int)sysconf(_SC_NPROCESSORS_ONLN);
 	return (int)(s->ppn + s->onload_cores);
 }
@@ -111,10 +112,13 @@ static int cal_measure(struct runner *r, const struct layout *l, size_t nl,
 
 	for (size_t i = 0; i < nl; i++)
 		for (unsigned rep = 1; rep <= reps[i]; rep++) {
-			struct runner_job job = { &l[i], { l[i].id, (int)l[i].nodes, (int)l[i].ppn,
-							   (int)l[i].workers, (int)l[i].wpn,
-							   placement_name(l[i].placement) },
-						  l[i].points, NULL, NULL };
+			struct runner_job job = { &l[i],
+						  { l[i].id, (int)l[i].nodes, (int)l[i].ppn,
+						    (int)l[i].workers, (int)l[i].wpn,
+						    placement_name(l[i].placement) },
+						  l[i].points,
+						  NULL,
+						  NULL };
 			struct runner_outcome oc;
 			int rc = runner_launch(r, &job, rep, &oc);
 
@@ -122,7 +126,8 @@ static int cal_measure(struct runner *r, const struct layout *l, size_t nl,
 				return error("model: calibration launch %s #%u %s", l[i].id, rep,
 					     rc == 1 ? "interrupted" : "not run");
 			if (!oc.ok)
-				error("model: calibration launch %s #%u failed: %s", l[i].id, rep, oc.reason);
+				error("model: calibration launch %s #%u failed: %s", l[i].id, rep,
+				      oc.reason);
 			*obs = xrealloc(*obs, (*nobs + oc.npoints) * sizeof(**obs));
 			for (size_t k = 0; k < oc.npoints; k++) {
 				/* A launch's points carry the layout's fields only once
@@ -146,8 +151,8 @@ static int cal_measure(struct runner *r, const struct layout *l, size_t nl,
 	return 0;
 }
 
-int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher, struct store *st,
-		    struct model_params *p)
+int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher,
+		    struct store *st, struct model_params *p)
 {
 	struct spec cal = SPEC_INIT;
 	struct runner r = RUNNER_INIT;
@@ -183,7 +188,8 @@ int model_calibrate(const char *path, const char *key, const char *db, enum laun
 		p->noise = model_noise(obs, nobs);
 		if (isnan(p->noise))
 			p->noise = p->resid;
-		ret = store_model_save(st, key, cal.hash, r.run.id, cal.transport ? cal.transport : "auto", p);
+		ret = store_model_save(st, key, cal.hash, r.run.id,
+				       cal.transport ? cal.transport : "auto", p);
 	}
 out:
 	free(obs);
@@ -216,23 +222,30 @@ static int predict_point(const struct point *pp, void *data)
 	if (c < 0 || a < 0 || g < 0 || d < 0 || r < 0)
 		return x->failed = error("model: %s %s %s is not a schedule the builders know",
 					 pp->collective, pp->algorithm, pp->assignment);
-	x->o.pt = (struct model_point){ (enum coll)c, (enum alg)a, (enum asg)g, pp->bytes,
-					x->env->mmax, x->env->has_reduction, pp->chunk, (int)pp->window,
-					(int)pp->radix, (enum dtype)d, (enum redop)r };
+	x->o.pt = (struct model_point){ (enum coll)c,  (enum alg)a,	(enum asg)g,
+					pp->bytes,     x->env->mmax,	x->env->has_reduction,
+					pp->chunk,     (int)pp->window, (int)pp->radix,
+					(enum dtype)d, (enum redop)r };
 	if (model_predict(x->p, &x->o.mc, &x->o.pt, &pr) || x->fn(&x->o, &pr, x->data))
 		return x->failed = -1;
 	return 0;
 }
 
-int model_predict_layout(const struct model_params *p, const struct spec *s,
-			 const struct layout *l, const struct model_env *env,
-			 int (*fn)(const struct model_obs *o, const struct model_pred *pr, void *data),
+int model_predict_layout(const struct model_params *p, const struct spec *s, const struct layout *l,
+			 const struct model_env *env,
+			 int (*fn)(const struct model_obs *o, const struct model_pred *pr,
+				   void *data),
 			 void *data)
 {
 	struct predict_ctx x = { p, env, { .layout = l->id, .repetition = 0 }, fn, data, 0 };
 
-	x.o.mc = (struct model_machine){ (int)l->nodes, (int)l->ppn, (int)l->workers, (int)l->wpn,
-					 l->placement == PLACEMENT_DPU, env->host_cores, env->dpu_cores,
+	x.o.mc = (struct model_machine){ (int)l->nodes,
+					 (int)l->ppn,
+					 (int)l->workers,
+					 (int)l->wpn,
+					 l->placement == PLACEMENT_DPU,
+					 env->host_cores,
+					 env->dpu_cores,
 					 env->shm_rma };
 	plan_foreach_point(s, predict_point, &x);
 	return x.failed ? -1 : 0;

@@ -20,14 +20,15 @@ void model_env_of(const struct spec *s, struct model_env *env);
  * the run SPEC:model holds them), the fit, and the parameters stored
  * under key (spec_run_key of path).
  * 0, or -1 after error(). */
-int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher, struct store *st,
-		    struct model_params *p);
+int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher,
+		    struct store *st, struct model_params *p);
 
 /* Predicts every point of layout l under spec s (the plan's points, each
  * with its own axes) and hands each to fn (nonzero stops). 0 or -1. */
-int model_predict_layout(const struct model_params *p, const struct spec *s,
-			 const struct layout *l, const struct model_env *env,
-			 int (*fn)(const struct model_obs *o, const struct model_pred *pr, void *data),
+int model_predict_layout(const struct model_params *p, const struct spec *s, const struct layout *l,
+			 const struct model_env *env,
+			 int (*fn)(const struct model_obs *o, const struct model_pred *pr,
+				   void *data),
 			 void *data);
 
 /* Every point of plan p predicted with the parameters stored for the spec
@@ -52,25 +53,25 @@ int model_check(const char *path, struct store *st, const struct spec *s,
  * difference (the two predictions' sds combined) of it, best first, at
  * most MODEL_SEARCH_CAP per group; the union over groups is measured. */
 #define MODEL_SEARCH_CAP 3
-#define MODEL_SEARCH_Z 1.0
+#define MODEL_SEARCH_Z	 1.0
 
 /* One decision group as the model sees it. */
 struct model_search_group {
 	/* The question (collective, bytes, dtype and op as recommend decides;
 	 * no configuration): strings borrowed from the search space. */
 	struct point key;
-	long best;		/* predicted best layout; -1: none */
-	double oe, sd;		/* its predicted oe_measured and sd */
-	unsigned ncandidates;	/* layouts it puts forward */
+	long best;	      /* predicted best layout; -1: none */
+	double oe, sd;	      /* its predicted oe_measured and sd */
+	unsigned ncandidates; /* layouts it puts forward */
 };
 
 struct model_search {
 	struct model_params params;
-	int reused;			/* the database held the parameters */
-	unsigned calibration_launches;	/* launches calibrating made here */
-	unsigned char *only;		/* per search layout: a candidate; owned */
+	int reused;		       /* the database held the parameters */
+	unsigned calibration_launches; /* launches calibrating made here */
+	unsigned char *only;	       /* per search layout: a candidate; owned */
 	size_t ncandidates;
-	struct model_search_group *groups;	/* owned */
+	struct model_search_group *groups; /* owned */
 	size_t ngroups;
 };
 
@@ -79,7 +80,8 @@ struct model_search {
  * of p, in the same order). 0 with *ms filled (release it), or -1 after
  * error(). */
 int model_search_prepare(const char *path, const char *db, enum launcher l, const struct spec *s,
-			 const struct plan *p, const struct search_space *sp, struct model_search *ms);
+			 const struct plan *p, const struct search_space *sp,
+			 struct model_search *ms);
 void model_search_release(struct model_search *ms);
 
 /* SimGrid SMPI (model_smpi.c). The SMPI build of the kernel beside

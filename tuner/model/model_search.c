@@ -27,7 +27,7 @@
 struct grid_pred {
 	struct model_search *ms;
 	size_t layout;
-	double *oe, *sd;	/* L x ngroups; NAN: no prediction */
+	double *oe, *sd; /* L x ngroups; NAN: no prediction */
 };
 
 /* Launches recorded in the latest run of key: its id and count (0, 0
@@ -91,7 +91,8 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 {
 	struct grid_pred *gp = data;
 	int red = coll_is_reduction(o->pt.coll);
-	struct point q = { .collective = coll_names[o->pt.coll], .bytes = o->pt.m,
+	struct point q = { .collective = coll_names[o->pt.coll],
+			   .bytes = o->pt.m,
 			   .dtype = red ? dtype_names[o->pt.dt] : NULL,
 			   .op = red ? redop_names[o->pt.op] : NULL };
 	long d = group_of(gp->ms, &q);
@@ -115,11 +116,14 @@ static void build_groups(const struct search_space *sp, struct model_search *ms)
 	for (size_t g = 0; g < sp->ngroups; g++) {
 		const struct point *gr = &sp->groups[g];
 
-		struct point q = { .collective = gr->collective, .bytes = gr->bytes,
-				   .dtype = gr->dtype, .op = gr->op };
+		struct point q = { .collective = gr->collective,
+				   .bytes = gr->bytes,
+				   .dtype = gr->dtype,
+				   .op = gr->op };
 
 		if (group_of(ms, &q) < 0)
-			ms->groups[ms->ngroups++] = (struct model_search_group){ q, -1, NAN, NAN, 0 };
+			ms->groups[ms->ngroups++] = (struct model_search_group){ q, -1, NAN, NAN,
+										 0 };
 	}
 }
 
@@ -144,8 +148,9 @@ static void pick(struct model_search *ms, const struct grid_pred *gp, size_t L, 
 			if (!taken[l] && isfinite(gp->oe[l * G + d]) &&
 			    (next < 0 || gp->oe[l * G + d] > gp->oe[(size_t)next * G + d]))
 				next = (long)l;
-		if (next < 0 || gp->oe[(size_t)next * G + d] <
-				g->oe - MODEL_SEARCH_Z * hypot(g->sd, gp->sd[(size_t)next * G + d]))
+		if (next < 0 ||
+		    gp->oe[(size_t)next * G + d] <
+			    g->oe - MODEL_SEARCH_Z * hypot(g->sd, gp->sd[(size_t)next * G + d]))
 			break;
 		taken[next] = 1;
 		ms->only[next] = 1;
@@ -155,7 +160,8 @@ static void pick(struct model_search *ms, const struct grid_pred *gp, size_t L, 
 }
 
 int model_search_prepare(const char *path, const char *db, enum launcher l, const struct spec *s,
-			 const struct plan *p, const struct search_space *sp, struct model_search *ms)
+			 const struct plan *p, const struct search_space *sp,
+			 struct model_search *ms)
 {
 	struct grid_pred gp = { ms, 0, NULL, NULL };
 	struct model_env env;
@@ -173,7 +179,8 @@ int model_search_prepare(const char *path, const char *db, enum launcher l, cons
 		gp.oe[k] = gp.sd[k] = NAN;
 	model_env_of(s, &env);
 	for (gp.layout = 0; gp.layout < L && gp.layout < p->nlayouts; gp.layout++)
-		if (model_predict_layout(&ms->params, s, &p->layouts[gp.layout], &env, on_pred, &gp))
+		if (model_predict_layout(&ms->params, s, &p->layouts[gp.layout], &env, on_pred,
+					 &gp))
 			goto out;
 	for (k = 0; k < ms->ngroups; k++)
 		pick(ms, &gp, L, k);

@@ -123,12 +123,17 @@ static void smpi_jobs(const struct spec *s, const struct layout *ls, size_t nl,
 	for (size_t i = 0; i < nl; i++) {
 		const struct layout *l = &ls[i];
 
-		sj[i] = (struct smpi_job){ l, p, { (int)l->nodes, (int)l->ppn, (int)l->workers, (int)l->wpn,
-						   l->placement == PLACEMENT_DPU, env.host_cores,
-						   env.dpu_cores, 1 } };
-		rj[i] = (struct runner_job){ NULL, { l->id, (int)l->nodes, (int)l->ppn, (int)l->workers,
-						     (int)l->wpn, placement_name(l->placement) },
-					     l->points, NULL, &sj[i] };
+		sj[i] = (struct smpi_job){ l,
+					   p,
+					   { (int)l->nodes, (int)l->ppn, (int)l->workers,
+					     (int)l->wpn, l->placement == PLACEMENT_DPU,
+					     env.host_cores, env.dpu_cores, 1 } };
+		rj[i] = (struct runner_job){ NULL,
+					     { l->id, (int)l->nodes, (int)l->ppn, (int)l->workers,
+					       (int)l->wpn, placement_name(l->placement) },
+					     l->points,
+					     NULL,
+					     &sj[i] };
 	}
 }
 
@@ -152,16 +157,20 @@ int model_smpi_run(const char *path, const char *db, struct store *st, const str
 	r.progress_out = stderr;
 	if (dry)
 		rc = runner_dry_run(&r, path, db, rj, nl, stdout) ? -1 : 0;
-	else if (!(rc = runner_open(&r, st, path, db, 0, (long long)nl, (long long)npts, (long)nl, 1))) {
+	else if (!(rc = runner_open(&r, st, path, db, 0, (long long)nl, (long long)npts, (long)nl,
+				    1))) {
 		runner_signals_install(&r);
 		rc = runner_sweep(&r, rj, nl, 1, 0);
 		runner_signals_restore(&r);
 		if (runner_finish(&r, &launches, &failed, &points, &invalid))
 			rc = -1;
-		fprintf(stderr, "# smpi: run %lld: %lld launches (%lld failed), %lld points (%lld invalid)\n",
+		fprintf(stderr,
+			"# smpi: run %lld: %lld launches (%lld failed), %lld points (%lld "
+			"invalid)\n",
 			r.run.id, launches, failed, points, invalid);
 		if (!rc && (failed || invalid))
-			rc = error("smpi: %lld launches failed, %lld points invalid", failed, invalid);
+			rc = error("smpi: %lld launches failed, %lld points invalid", failed,
+				   invalid);
 	}
 	runner_release(&r);
 	free(sj);

@@ -9,22 +9,30 @@
 
 #include "parse.h"
 
-static const char *const ompi_bcast[] = { "default", "basic_linear", "chain", "pipeline",
-	"split_binary_tree", "binary_tree", "binomial", "knomial", "scatter_allgather",
-	"scatter_allgather_ring", NULL };
-static const char *const ompi_gather[] = { "default", "basic_linear", "binomial",
-	"linear_sync", NULL };
-static const char *const ompi_allgather[] = { "default", "linear", "bruck",
-	"recursive_doubling", "ring", "neighbor", "two_proc", NULL };
-static const char *const ompi_reduce[] = { "default", "linear", "chain", "pipeline", "binary",
-	"binomial", "in-order_binary", "rabenseifner", NULL };
-static const char *const ompi_alltoall[] = { "default", "linear", "pairwise", "modified_bruck",
-	"linear_sync", "two_proc", NULL };
-static const char *const ompi_barrier[] = { "default", "linear", "double_ring",
-	"recursive_doubling", "bruck", "two_proc", "tree", NULL };
+static const char *const ompi_bcast[] = {
+	"default",     "basic_linear", "chain",	  "pipeline",	       "split_binary_tree",
+	"binary_tree", "binomial",     "knomial", "scatter_allgather", "scatter_allgather_ring",
+	NULL
+};
+static const char *const ompi_gather[] = { "default", "basic_linear", "binomial", "linear_sync",
+					   NULL };
+static const char *const ompi_allgather[] = {
+	"default", "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc", NULL
+};
+static const char *const ompi_reduce[] = { "default",	      "linear",	      "chain",
+					   "pipeline",	      "binary",	      "binomial",
+					   "in-order_binary", "rabenseifner", NULL };
+static const char *const ompi_alltoall[] = {
+	"default", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc", NULL
+};
+static const char *const ompi_barrier[] = {
+	"default", "linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree", NULL
+};
 static const char *const ompi_scan[] = { "default", "linear", "recursive_doubling", NULL };
-static const char *const ompi_allreduce[] = { "default", "basic_linear", "nonoverlapping",
-	"recursive_doubling", "ring", "segmented_ring", "rabenseifner", NULL };
+static const char *const ompi_allreduce[] = { "default",	"basic_linear",
+					      "nonoverlapping", "recursive_doubling",
+					      "ring",		"segmented_ring",
+					      "rabenseifner",	NULL };
 
 /* Open MPI ids: enum COLLTYPE of ompi/mca/coll/base/coll_base_functions.h
  * (4.1: allgather 0, allreduce 2, alltoall 3, barrier 6, bcast 7, exscan 8,
@@ -159,7 +167,8 @@ const char *colls_algorithms_of(const char *collective, char *buf, size_t len)
 		add_new(names, COLLS_MAX_NAMES, &n, c->coll, 1);
 	}
 	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i]);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
+					 names[i]);
 	return buf;
 }
 

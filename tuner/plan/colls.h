@@ -23,15 +23,15 @@
 
 /* How a rules file sizes one call, from the kernel's bytes per rank. */
 enum colls_msg_size {
-	COLLS_SIZE_BYTES,		/* the buffer: bytes (bcast, reduce, allreduce) */
-	COLLS_SIZE_BYTES_X_RANKS,	/* the whole result: bytes x ranks (gather, allgather) */
+	COLLS_SIZE_BYTES,	  /* the buffer: bytes (bcast, reduce, allreduce) */
+	COLLS_SIZE_BYTES_X_RANKS, /* the whole result: bytes x ranks (gather, allgather) */
 };
 
 struct colls_desc {
-	enum coll coll;			/* the kernel's collective */
-	int ompi_id;			/* coll/tuned's COLLTYPE id; -1: none */
+	enum coll coll; /* the kernel's collective */
+	int ompi_id;	/* coll/tuned's COLLTYPE id; -1: none */
 	enum colls_msg_size msg_size;
-	const char *ucc_name;		/* NULL: UCC has no TL/UCP algorithm for it */
+	const char *ucc_name; /* NULL: UCC has no TL/UCP algorithm for it */
 	/* Open MPI 4.1's coll/tuned algorithm names, index = id (0: default). */
 	const char *const *ompi_algorithms;
 };

@@ -22,17 +22,25 @@
 #include <unistd.h>
 
 /* The files a layout folder may hold: what generate_layout() may replace. */
-static const char *const layout_files[] = { "hostfile", "appfile", "rankfile",
-	"hostfile.mvapich", "config", "hostfile.hydra", "configfile.hydra", "slurm.hostfile",
-	"multi-prog.conf", "commands", NULL };
+static const char *const layout_files[] = { "hostfile",
+					    "appfile",
+					    "rankfile",
+					    "hostfile.mvapich",
+					    "config",
+					    "hostfile.hydra",
+					    "configfile.hydra",
+					    "slurm.hostfile",
+					    "multi-prog.conf",
+					    "commands",
+					    NULL };
 
 /* What every writer needs about one layout. */
 struct gen {
 	const struct spec *s;
 	const struct layout *l;
-	const char *dir;	/* where the files go now (a temporary folder) */
-	const char *final;	/* where they will be: the paths in `commands` */
-	char *args;		/* the kernel arguments, space-separated */
+	const char *dir;   /* where the files go now (a temporary folder) */
+	const char *final; /* where they will be: the paths in `commands` */
+	char *args;	   /* the kernel arguments, space-separated */
 };
 
 /* Every file is made in a 1 MiB buffer written in blocks: the per-rank
@@ -209,7 +217,8 @@ static const char *worker_host(const struct gen *g, unsigned node)
  * workers too. */
 static unsigned node_slots(const struct gen *g, unsigned node)
 {
-	return g->l->ppn + (g->l->placement == PLACEMENT_ONLOAD ? layout_workers_on(g->l, node) : 0);
+	return g->l->ppn +
+	       (g->l->placement == PLACEMENT_ONLOAD ? layout_workers_on(g->l, node) : 0);
 }
 
 static void write_hostfile(const struct gen *g, struct obuf *o)
@@ -218,7 +227,7 @@ static void write_hostfile(const struct gen *g, struct obuf *o)
 	unsigned wn = layout_worker_nodes(l);
 
 	ob_printf(o, "# Open MPI hostfile of layout %s: %u host ranks, %u workers\n", l->id,
-		l->hosts, l->workers);
+		  l->hosts, l->workers);
 	for (unsigned i = 0; i < l->nodes; i++)
 		ob_line(o, "%s slots=%u\n", g->s->nodes.v[i], node_slots(g, i));
 	for (unsigned i = 0; l->placement == PLACEMENT_DPU && i < wn; i++)
@@ -230,16 +239,18 @@ static void write_appfile(const struct gen *g, struct obuf *o)
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	ob_printf(o, "# Open MPI appfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
-		"# mpirun --hostfile hostfile --app appfile\n"
-		"# One context per node: a single context with a host list would let\n"
-		"# mpirun fill a node's free slots with ranks the plan puts elsewhere.\n",
-		l->id, l->hosts, l->workers, layout_ranks(l));
+	ob_printf(o,
+		  "# Open MPI appfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+		  "# mpirun --hostfile hostfile --app appfile\n"
+		  "# One context per node: a single context with a host list would let\n"
+		  "# mpirun fill a node's free slots with ranks the plan puts elsewhere.\n",
+		  l->id, l->hosts, l->workers, layout_ranks(l));
 	for (unsigned i = 0; i < l->nodes; i++)
-		ob_line(o, "-np %u --host %s:%u %s %s\n", l->ppn, g->s->nodes.v[i], node_slots(g, i),
-			g->s->host_bin, g->args);
+		ob_line(o, "-np %u --host %s:%u %s %s\n", l->ppn, g->s->nodes.v[i],
+			node_slots(g, i), g->s->host_bin, g->args);
 	for (unsigned i = 0; i < wn; i++)
-		ob_line(o, "-np %u --host %s:%u %s %s\n", layout_workers_on(l, i), worker_host(g, i),
+		ob_line(o, "-np %u --host %s:%u %s %s\n", layout_workers_on(l, i),
+			worker_host(g, i),
 			l->placement == PLACEMENT_DPU ? layout_workers_on(l, i) : node_slots(g, i),
 			spec_worker_bin(g->s, l->placement), g->args);
 }
@@ -329,7 +340,8 @@ static void write_hostfile_mvapich(const struct gen *g, struct obuf *o)
 static void write_config(const struct gen *g, struct obuf *o)
 {
 	ob_printf(o, "-n %u : %s %s\n", g->l->hosts, g->s->host_bin, g->args);
-	ob_printf(o, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement), g->args);
+	ob_printf(o, "-n %u : %s %s\n", g->l->workers, spec_worker_bin(g->s, g->l->placement),
+		  g->args);
 }
 
 /* Each host once, with the ranks it holds: onload nodes hold their
@@ -353,11 +365,13 @@ static void write_configfile_hydra(const struct gen *g, struct obuf *o)
 	const struct layout *l = g->l;
 	unsigned wn = layout_worker_nodes(l);
 
-	ob_printf(o, "# MPICH hydra configfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
-		"# mpiexec.hydra -f hostfile.hydra -configfile configfile.hydra\n",
-		l->id, l->hosts, l->workers, layout_ranks(l));
+	ob_printf(o,
+		  "# MPICH hydra configfile of layout %s: %u host ranks, %u workers, %u ranks.\n"
+		  "# mpiexec.hydra -f hostfile.hydra -configfile configfile.hydra\n",
+		  l->id, l->hosts, l->workers, layout_ranks(l));
 	for (unsigned i = 0; i < l->nodes; i++)
-		ob_line(o, "-n %u -host %s %s %s\n", l->ppn, g->s->nodes.v[i], g->s->host_bin, g->args);
+		ob_line(o, "-n %u -host %s %s %s\n", l->ppn, g->s->nodes.v[i], g->s->host_bin,
+			g->args);
 	for (unsigned i = 0; i < wn; i++)
 		ob_line(o, "-n %u -host %s %s %s\n", layout_workers_on(l, i), worker_host(g, i),
 			spec_worker_bin(g->s, l->placement), g->args);
@@ -400,9 +414,11 @@ static void write_multiprog(const struct gen *g, struct obuf *o)
 {
 	const struct layout *l = g->l;
 
-	ob_printf(o, "# srun --multi-prog of layout %s, with SLURM_HOSTFILE=slurm.hostfile and\n"
-		"# --distribution=arbitrary. The kernel knows its role from its rank, so no\n"
-		"# worker index (%%o) is passed.\n", l->id);
+	ob_printf(o,
+		  "# srun --multi-prog of layout %s, with SLURM_HOSTFILE=slurm.hostfile and\n"
+		  "# --distribution=arbitrary. The kernel knows its role from its rank, so no\n"
+		  "# worker index (%%o) is passed.\n",
+		  l->id);
 	task_range(o, 0, l->hosts - 1);
 	ob_printf(o, " %s %s\n", g->s->host_bin, g->args);
 	task_range(o, l->hosts, layout_ranks(l) - 1);
@@ -444,9 +460,10 @@ static const struct command_kind {
  * path, so that it is the line `sweetspot run` would build there. */
 static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 {
-	fprintf(f, "# Launch commands of layout %s (%u ranks), for people to read:\n"
-		"# sweetspot run starts them itself, without a shell.\n", g->l->id,
-		layout_ranks(g->l));
+	fprintf(f,
+		"# Launch commands of layout %s (%u ranks), for people to read:\n"
+		"# sweetspot run starts them itself, without a shell.\n",
+		g->l->id, layout_ranks(g->l));
 	for (size_t i = 0; i < sizeof(command_kinds) / sizeof(*command_kinds); i++) {
 		const struct command_kind *k = &command_kinds[i];
 		struct launch_opts o;
@@ -484,7 +501,7 @@ static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 
 struct writer {
 	const char *name;
-	unsigned launchers;	/* written when one of these is chosen */
+	unsigned launchers; /* written when one of these is chosen */
 	void (*fn)(const struct gen *g, struct obuf *o);
 };
 
@@ -518,7 +535,8 @@ static int write_layout(const struct spec *s, const struct layout *l, const char
 	 * check_bin); an argument that would need quoting cannot go in. */
 	for (size_t i = 0; i < args.nr; i++)
 		if (!args.v[i][0] || strpbrk(args.v[i], " \t\n'\"\\%")) {
-			error("kernel argument '%s' has a character the appfile, config, configfile and multi-prog formats cannot carry",
+			error("kernel argument '%s' has a character the appfile, config, "
+			      "configfile and multi-prog formats cannot carry",
 			      args.v[i]);
 			goto out;
 		}
@@ -733,18 +751,21 @@ static int write_tsv(const struct plan *p, const char *tmp, const char *final)
 	return gen_close(f, path);
 }
 
-int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
-		  unsigned launchers, int force)
+int generate_plan(const struct spec *s, const struct plan *p, const char *dir, unsigned launchers,
+		  int force)
 {
 	char *final = abs_path(dir), *tmp = NULL, *tsv = xasprintf("%s/layouts.tsv", final);
 	struct stat st;
 	int ret = -1;
 
 	if (!lstat(final, &st)) {
-		if (!S_ISDIR(st.st_mode) || (dir_kind(final) != 1 && !(force && !access(tsv, F_OK)))) {
-			error("%s exists%s", final, !S_ISDIR(st.st_mode) ? " and is not a folder" :
-			      access(tsv, F_OK) ? " and is not an earlier output of generate; choose another folder" :
-			      "; give --force to replace it");
+		if (!S_ISDIR(st.st_mode) ||
+		    (dir_kind(final) != 1 && !(force && !access(tsv, F_OK)))) {
+			error("%s exists%s", final,
+			      !S_ISDIR(st.st_mode) ? " and is not a folder" :
+			      access(tsv, F_OK)	   ? " and is not an earlier output of generate; "
+						     "choose another folder" :
+						     "; give --force to replace it");
 			ret = -2;
 			goto out;
 		}
@@ -755,7 +776,8 @@ int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
 
 			if (user) {
 				error("%s holds %s, which generate did not write; not replacing "
-				      "the folder even with --force (move that away first)", final, user);
+				      "the folder even with --force (move that away first)",
+				      final, user);
 				free(user);
 				ret = -2;
 				goto out;
@@ -770,7 +792,7 @@ int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
 		char *sub = xasprintf("%s/%s", tmp, p->layouts[i].id);
 		char *fsub = xasprintf("%s/%s", final, p->layouts[i].id);
 		int bad = mkdir(sub, 0755) ? error("cannot create %s: %s", sub, strerror(errno)) :
-			  write_layout(s, &p->layouts[i], sub, fsub, launchers);
+					     write_layout(s, &p->layouts[i], sub, fsub, launchers);
 
 		free(sub);
 		free(fsub);

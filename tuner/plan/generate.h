@@ -32,8 +32,9 @@
 
 /* Which launchers' files to write (bits of enum launcher). */
 #define GEN_LAUNCHER(l) (1u << (l))
-#define GEN_ALL (GEN_LAUNCHER(LAUNCHER_SRUN) | GEN_LAUNCHER(LAUNCHER_MPIRUN) | \
-		 GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH) | GEN_LAUNCHER(LAUNCHER_HYDRA))
+#define GEN_ALL                                                        \
+	(GEN_LAUNCHER(LAUNCHER_SRUN) | GEN_LAUNCHER(LAUNCHER_MPIRUN) | \
+	 GEN_LAUNCHER(LAUNCHER_MPIRUN_RSH) | GEN_LAUNCHER(LAUNCHER_HYDRA))
 
 /* The options of the `commands` line for launcher `which` and the layout's
  * files in dir (which need not exist yet): the spec's environment, time
@@ -55,7 +56,7 @@ int generate_layout_for(const struct spec *s, const struct layout *l, const char
  * DIR must not exist, or be empty, or (with force) be an earlier output of
  * generate (it has a layouts.tsv), which is then replaced. Returns 0, or
  * -1 after error() with nothing written. */
-int generate_plan(const struct spec *s, const struct plan *p, const char *dir,
-		  unsigned launchers, int force);
+int generate_plan(const struct spec *s, const struct plan *p, const char *dir, unsigned launchers,
+		  int force);
 
 #endif

@@ -45,7 +45,9 @@ int layout_check(const struct spec *s, const struct layout *l, char *err, size_t
 	 * W = H (every host rank with a worker of its own, the paper's 64 on
 	 * 64), and so do we. */
 	if (2ull * l->workers > (unsigned long long)l->hosts + l->workers) {
-		snprintf(err, errlen, "%u workers of %u ranks: at most half of all ranks may be workers (W <= (H + W) / 2, i.e. W <= H)",
+		snprintf(err, errlen,
+			 "%u workers of %u ranks: at most half of all ranks may be workers (W <= "
+			 "(H + W) / 2, i.e. W <= H)",
 			 l->workers, layout_ranks(l));
 		return -1;
 	}
@@ -55,7 +57,9 @@ int layout_check(const struct spec *s, const struct layout *l, char *err, size_t
 		return -1;
 	}
 	if ((unsigned long long)l->wpn * l->nodes < l->workers) {
-		snprintf(err, errlen, "%u workers do not fit on %u nodes at %u workers per node (W <= WPN x nodes)",
+		snprintf(err, errlen,
+			 "%u workers do not fit on %u nodes at %u workers per node (W <= WPN x "
+			 "nodes)",
 			 l->workers, l->nodes, l->wpn);
 		return -1;
 	}
@@ -92,26 +96,48 @@ size_t plan_foreach_point(const struct spec *s, int (*fn)(const struct point *pt
 			wi = axis_of(ch.applies, s->nwindows);
 			rx = axis_of(colls_radix_applies(alg), s->nradix);
 			for (size_t g = 0; g < s->assignments.nr; g++)
-			for (size_t z = 0; z < s->nsizes; z++)
-			for (size_t d = 0; d < dt.n; d++)
-			for (size_t o = 0; o < op.n; o++) {
-				struct point pt = { coll, alg, s->assignments.v[g], s->sizes[z],
-					dt.applies ? s->dtypes.v[d] : NULL, op.applies ? s->ops.v[o] : NULL,
-					0, 0, 0 };
+				for (size_t z = 0; z < s->nsizes; z++)
+					for (size_t d = 0; d < dt.n; d++)
+						for (size_t o = 0; o < op.n; o++) {
+							struct point pt = {
+								coll,
+								alg,
+								s->assignments.v[g],
+								s->sizes[z],
+								dt.applies ? s->dtypes.v[d] : NULL,
+								op.applies ? s->ops.v[o] : NULL,
+								0,
+								0,
+								0
+							};
 
-				if (pt.dtype && !spec_op_applies(pt.dtype, pt.op))
-					continue;
-				for (size_t k = 0; k < ch.n; k++)
-				for (size_t w = 0; w < wi.n; w++)
-				for (size_t r = 0; r < rx.n; r++) {
-					pt.chunk = ch.applies ? s->chunks[k] : 0;
-					pt.window = wi.applies ? s->windows[w] : 0;
-					pt.radix = rx.applies ? s->radix[r] : 0;
-					count++;
-					if (fn && fn(&pt, data))
-						return count;
-				}
-			}
+							if (pt.dtype &&
+							    !spec_op_applies(pt.dtype, pt.op))
+								continue;
+							for (size_t k = 0; k < ch.n; k++)
+								for (size_t w = 0; w < wi.n; w++)
+									for (size_t r = 0; r < rx.n;
+									     r++) {
+										pt.chunk =
+											ch.applies ?
+												s->chunks
+													[k] :
+												0;
+										pt.window =
+											wi.applies ?
+												s->windows
+													[w] :
+												0;
+										pt.radix =
+											rx.applies ?
+												s->radix[r] :
+												0;
+										count++;
+										if (fn &&
+										    fn(&pt, data))
+											return count;
+									}
+						}
 		}
 	return count;
 }
@@ -151,7 +177,7 @@ static int cmp_layout(const void *a, const void *b)
 /* A (W, WPN) pair to try, and which listed values it comes from. */
 struct candidate {
 	unsigned w, wpn;
-	size_t wpn_i, workers_i;	/* workers_i: (size_t)-1 when derived */
+	size_t wpn_i, workers_i; /* workers_i: (size_t)-1 when derived */
 };
 
 /* The candidates for one node count, in the order they are tried. */
@@ -208,8 +234,10 @@ int plan_build(const struct spec *s, struct plan *out)
 	if (s->nsizes && s->sizes[s->nsizes - 1] > SPEC_MAX_MESSAGE) {
 		free(wpn_used);
 		free(workers_used);
-		return error("%s:%d: 'sweep.sizes': %s is more than the kernel's limit of 1G per message (KOPTS_MAX_BYTES)",
-			     s->path, s->line.sizes, format_size(s->sizes[s->nsizes - 1], err, sizeof(err)));
+		return error("%s:%d: 'sweep.sizes': %s is more than the kernel's limit of 1G per "
+			     "message (KOPTS_MAX_BYTES)",
+			     s->path, s->line.sizes,
+			     format_size(s->sizes[s->nsizes - 1], err, sizeof(err)));
 	}
 	out->repetitions = s->repetitions;
 	out->layouts = xmalloc(cap * sizeof(*out->layouts));
@@ -235,11 +263,13 @@ int plan_build(const struct spec *s, struct plan *out)
 				if (dup)
 					continue;
 				if (out->nlayouts == cap)
-					out->layouts = xrealloc(out->layouts, (cap *= 2) * sizeof(*out->layouts));
+					out->layouts = xrealloc(out->layouts,
+								(cap *= 2) * sizeof(*out->layouts));
 				out->layouts[out->nlayouts++] = l;
 			}
 			free(c);
-			qsort(out->layouts + first, out->nlayouts - first, sizeof(*out->layouts), cmp_layout);
+			qsort(out->layouts + first, out->nlayouts - first, sizeof(*out->layouts),
+			      cmp_layout);
 		}
 	}
 	/* A value the spec lists that no layout uses is a mistake: say which
@@ -268,7 +298,8 @@ int plan_build(const struct spec *s, struct plan *out)
 		}
 	}
 	if (!ret && !out->nlayouts)
-		ret = error("%s:%d: no layout keeps every rule; nothing to measure", s->path, s->line.wpn);
+		ret = error("%s:%d: no layout keeps every rule; nothing to measure", s->path,
+			    s->line.wpn);
 	free(wpn_used);
 	free(workers_used);
 	if (ret)

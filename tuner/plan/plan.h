@@ -35,24 +35,27 @@
 #include "strvec.h"
 
 struct layout {
-	char id[64];		/* "n8-ppn8-w16-wpn2-dpu" */
-	unsigned nodes;		/* the first `nodes` nodes of the spec */
+	char id[64];	/* "n8-ppn8-w16-wpn2-dpu" */
+	unsigned nodes; /* the first `nodes` nodes of the spec */
 	unsigned ppn;
-	unsigned hosts;		/* H = nodes x ppn */
-	unsigned workers;	/* W */
-	unsigned wpn;		/* at most WPN workers per DPU (or node, onload) */
+	unsigned hosts;	  /* H = nodes x ppn */
+	unsigned workers; /* W */
+	unsigned wpn;	  /* at most WPN workers per DPU (or node, onload) */
 	enum placement placement;
-	size_t points;		/* points measured in one launch of this layout */
+	size_t points; /* points measured in one launch of this layout */
 };
 
 struct plan {
-	struct layout *layouts;	/* owned; in the plan's order */
+	struct layout *layouts; /* owned; in the plan's order */
 	size_t nlayouts;
-	unsigned repetitions;	/* launches per layout */
-	size_t skipped;		/* (W, WPN) pairs dropped by a rule */
+	unsigned repetitions; /* launches per layout */
+	size_t skipped;	      /* (W, WPN) pairs dropped by a rule */
 };
 
-#define PLAN_INIT { NULL, 0, 0, 0 }
+#define PLAN_INIT             \
+	{                     \
+		NULL, 0, 0, 0 \
+	}
 
 /* Calls fn (when not NULL) for every point one launch of s measures, in
  * the kernel's order; stops early when fn returns nonzero. Returns the

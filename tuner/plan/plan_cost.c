@@ -111,8 +111,8 @@ static uint64_t steps_of(const struct coll_rank *cr, int n)
 }
 
 /* Adds len bytes from rank a to rank b to the ranks' and NICs' counts. */
-static void count_transfer(const struct layout *l, int a, int b, uint64_t len,
-			   uint64_t *rank_tx, uint64_t *rank_rx, uint64_t *nic_tx, uint64_t *nic_rx)
+static void count_transfer(const struct layout *l, int a, int b, uint64_t len, uint64_t *rank_tx,
+			   uint64_t *rank_rx, uint64_t *nic_tx, uint64_t *nic_rx)
 {
 	unsigned na = layout_rank_node(l, (unsigned)a), nb = layout_rank_node(l, (unsigned)b);
 	int dpu = l->placement == PLACEMENT_DPU &&
@@ -140,9 +140,11 @@ static void count_bytes(const struct layout *l, const struct coll_rank *cr, int 
 			const struct op *o = &cr[r].off.ops[i];
 
 			if (o->kind == OP_READ)
-				count_transfer(l, o->peer, r, o->len, rank_tx, rank_rx, nic_tx, nic_rx);
+				count_transfer(l, o->peer, r, o->len, rank_tx, rank_rx, nic_tx,
+					       nic_rx);
 			else if (o->kind == OP_WRITE)
-				count_transfer(l, r, o->peer, o->len, rank_tx, rank_rx, nic_tx, nic_rx);
+				count_transfer(l, r, o->peer, o->len, rank_tx, rank_rx, nic_tx,
+					       nic_rx);
 			out->ops += o->kind == OP_READ || o->kind == OP_WRITE;
 		}
 	for (int r = 0; r < n; r++) {
@@ -166,10 +168,10 @@ static void count_bytes(const struct layout *l, const struct coll_rank *cr, int 
 /* The geometry a launch of the layout gives pt: the kernel's enums by
  * name, the assignment worked out over the layout's nodes, the region's
  * offsets as the kernel lays them out (only their order matters here). */
-static int geometry(const struct layout *l, const struct point *pt, int *owner,
-		    struct coll_geom *g)
+static int geometry(const struct layout *l, const struct point *pt, int *owner, struct coll_geom *g)
 {
-	int c = parse_name(pt->collective, coll_names, COLL_N), a = parse_name(pt->algorithm, alg_names, ALG_N);
+	int c = parse_name(pt->collective, coll_names, COLL_N),
+	    a = parse_name(pt->algorithm, alg_names, ALG_N);
 	int asg = parse_name(pt->assignment, asg_names, ASG_N);
 	int dt = pt->dtype ? parse_name(pt->dtype, dtype_names, DT_N) : DT_INT32;
 	int op = pt->op ? parse_name(pt->op, redop_names, RO_N) : RO_SUM;
@@ -189,11 +191,17 @@ static int geometry(const struct layout *l, const struct point *pt, int *owner,
 	ret = assign_hosts((enum asg)asg, H, W, hn, wn, owner);
 	free(hn);
 	free(wn);
-	*g = (struct coll_geom){ .coll = (enum coll)c, .alg = (enum alg)a, .H = H, .W = W,
-		.m = pt->bytes, .owner = owner,
-		.chunk = pt->chunk ? pt->chunk : COLL_DEFAULT_CHUNK,
-		.window = pt->window ? (int)pt->window : COLL_DEFAULT_WINDOW,
-		.dt = (enum dtype)dt, .op = (enum redop)op, .radix = pt->radix ? (int)pt->radix : COLL_DEFAULT_RADIX };
+	*g = (struct coll_geom){ .coll = (enum coll)c,
+				 .alg = (enum alg)a,
+				 .H = H,
+				 .W = W,
+				 .m = pt->bytes,
+				 .owner = owner,
+				 .chunk = pt->chunk ? pt->chunk : COLL_DEFAULT_CHUNK,
+				 .window = pt->window ? (int)pt->window : COLL_DEFAULT_WINDOW,
+				 .dt = (enum dtype)dt,
+				 .op = (enum redop)op,
+				 .radix = pt->radix ? (int)pt->radix : COLL_DEFAULT_RADIX };
 	sched_region(H, W, pt->bytes, SCHED_RECV_ALL | coll_region_all(g->coll),
 		     sched_scratch_bytes(H, W, pt->bytes, g->chunk, g->window), &rg);
 	g->S = rg.send;

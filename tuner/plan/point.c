@@ -97,8 +97,8 @@ void point_release(struct point *p)
 }
 
 /* Appends to buf[*n..len) as snprintf does, keeping *n at most len - 1. */
-__attribute__((format(printf, 4, 5)))
-static void put(char *buf, size_t len, size_t *n, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t len, size_t *n,
+						      const char *fmt, ...)
 {
 	va_list ap;
 	int k;
@@ -124,7 +124,8 @@ const char *point_text(const struct point *p, unsigned parts, char *buf, size_t 
 		put(buf, len, &n, "%s %s", p->collective ? p->collective : "?",
 		    format_size(p->bytes, num, sizeof(num)));
 	if ((parts & (POINT_QUESTION | POINT_REDUCTION)) && point_has(p->dtype))
-		put(buf, len, &n, "%s%s/%s", n ? " " : "", p->dtype, point_has(p->op) ? p->op : "?");
+		put(buf, len, &n, "%s%s/%s", n ? " " : "", p->dtype,
+		    point_has(p->op) ? p->op : "?");
 	if (parts & POINT_SCHEDULE)
 		put(buf, len, &n, "%s%s/%s", n ? " " : "", p->algorithm ? p->algorithm : "?",
 		    p->assignment ? p->assignment : "?");

@@ -25,13 +25,16 @@
 struct point {
 	const char *collective, *algorithm, *assignment;
 	uint64_t bytes;
-	const char *dtype, *op;	/* reductions */
+	const char *dtype, *op; /* reductions */
 	uint64_t chunk;		/* pipelined points: bytes per step */
 	unsigned window;	/* pipelined points: steps in flight */
 	unsigned radix;		/* k-nomial schedules */
 };
 
-#define POINT_INIT { NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0 }
+#define POINT_INIT                                       \
+	{                                                \
+		NULL, NULL, NULL, 0, NULL, NULL, 0, 0, 0 \
+	}
 
 /* The question a point answers is (collective, bytes, dtype, op): what a
  * decision is made about. Its configuration within the layout is
@@ -62,11 +65,11 @@ int point_has(const char *s);
  *   POINT_AXES      "chunk 64K window 2 radix 4" (those that apply; may be "")
  *   POINT_REDUCTION "int32/sum" alone (where it applies; part of QUESTION)
  * Writes into buf (truncating, always terminated) and returns buf. */
-#define POINT_QUESTION 1u
-#define POINT_SCHEDULE 2u
-#define POINT_AXES 4u
+#define POINT_QUESTION	1u
+#define POINT_SCHEDULE	2u
+#define POINT_AXES	4u
 #define POINT_REDUCTION 8u
-#define POINT_ALL (POINT_QUESTION | POINT_SCHEDULE | POINT_AXES)
+#define POINT_ALL	(POINT_QUESTION | POINT_SCHEDULE | POINT_AXES)
 const char *point_text(const struct point *p, unsigned parts, char *buf, size_t len);
 
 /* Sets the point's fields on the JSON object o (a json_t *, jansson): the

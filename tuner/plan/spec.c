@@ -30,21 +30,25 @@ static const char *const placement_names[] = { "dpu", "onload", NULL };
 static const char *const launcher_names[] = { "srun", "mpirun", "mpirun_rsh", "hydra", NULL };
 
 static const char *const top_keys[] = { "system", "sweep", NULL };
-static const char *const system_keys[] = { "name", "nodes", "ppn", "dpu", "onload", "host_bin",
-	"dpu_bin", "launcher", "launcher_args", "env", NULL };
+static const char *const system_keys[] = { "name",	    "nodes",	"ppn",	   "dpu",
+					   "onload",	    "host_bin", "dpu_bin", "launcher",
+					   "launcher_args", "env",	NULL };
 static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
-static const char *const sweep_keys[] = { "collectives", "algorithms", "assignments", "sizes",
-	"wpn", "workers", "nodes", "placement", "iterations", "warmup", "repetitions",
-	"time_limit", "retries", "transport", "max_repetitions", "alpha", "delta_oe",
-	"delta_time", "cost_order", "calibration_tolerance", "dtypes", "ops", "chunks", "windows",
-	"radix", "budget", NULL };
+static const char *const sweep_keys[] = {
+	"collectives", "algorithms", "assignments", "sizes",	  "wpn",
+	"workers",     "nodes",	     "placement",   "iterations", "warmup",
+	"repetitions", "time_limit", "retries",	    "transport",  "max_repetitions",
+	"alpha",       "delta_oe",   "delta_time",  "cost_order", "calibration_tolerance",
+	"dtypes",      "ops",	     "chunks",	    "windows",	  "radix",
+	"budget",      NULL
+};
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
 	const char *path;
-	char *dir;		/* the spec's folder, absolute */
-	int bad;		/* problems reported so far */
+	char *dir; /* the spec's folder, absolute */
+	int bad;   /* problems reported so far */
 };
 
 #define SPEC_BAD(ld, line, ...) spec_bad_((ld), (line), __VA_ARGS__)
@@ -116,7 +120,8 @@ size_t spec_pairs(const struct spec *s)
 
 	for (size_t c = 0; c < s->collectives.nr; c++)
 		for (size_t a = 0; a < s->algorithms.nr; a++)
-			n += (size_t)spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
+			n += (size_t)spec_algorithm_applies(s->collectives.v[c],
+							    s->algorithms.v[a]);
 	return n;
 }
 
@@ -127,7 +132,8 @@ void spec_axes_apply(const struct spec *s, int *reduction, int *pipelined, int *
 		for (size_t a = 0; a < s->algorithms.nr; a++)
 			if (spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a])) {
 				*reduction |= colls_is_reduction(s->collectives.v[c]);
-				*pipelined |= colls_chunk_applies(s->collectives.v[c], s->algorithms.v[a]);
+				*pipelined |= colls_chunk_applies(s->collectives.v[c],
+								  s->algorithms.v[a]);
 				*knomial |= colls_radix_applies(s->algorithms.v[a]);
 			}
 }
@@ -149,7 +155,8 @@ static size_t edit_distance(const char *a, const char *b)
 		prev = row[0];
 		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t cost = tolower((unsigned char)a[i - 1]) !=
+				      tolower((unsigned char)b[j - 1]);
 			size_t best = prev + cost;
 
 			if (row[j] + 1 < best)
@@ -231,21 +238,30 @@ static void check_keys(struct loader *ld, const config_setting_t *group, const c
 static const char *type_name(int type)
 {
 	switch (type) {
-	case CONFIG_TYPE_GROUP: return "a group { ... }";
-	case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a floating-point number";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_ARRAY: return "an array [ ... ]";
-	case CONFIG_TYPE_LIST: return "a list ( ... )";
-	default: return "nothing";
+	case CONFIG_TYPE_GROUP:
+		return "a group { ... }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a floating-point number";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ... ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( ... )";
+	default:
+		return "nothing";
 	}
 }
 
 /* The member, or NULL; a required one that is missing is reported at the
  * group's line. */
-static config_setting_t *member(struct loader *ld, const config_setting_t *group,
-				const char *where, const char *key, int required)
+static config_setting_t *member(struct loader *ld, const config_setting_t *group, const char *where,
+				const char *key, int required)
 {
 	config_setting_t *m = group ? config_setting_get_member(group, key) : NULL;
 
@@ -260,14 +276,16 @@ static int get_uint_elem(struct loader *ld, const config_setting_t *st, const ch
 {
 	long long v;
 
-	if (config_setting_type(st) != CONFIG_TYPE_INT && config_setting_type(st) != CONFIG_TYPE_INT64) {
+	if (config_setting_type(st) != CONFIG_TYPE_INT &&
+	    config_setting_type(st) != CONFIG_TYPE_INT64) {
 		SPEC_BAD(ld, line_of(st), "%s must be an integer, not %s", what,
 			 type_name(config_setting_type(st)));
 		return -1;
 	}
 	v = config_setting_get_int64(st);
 	if (v < 0 || (unsigned long long)v < min || (unsigned long long)v > max) {
-		SPEC_BAD(ld, line_of(st), "%s is %lld; it must be in [%llu, %llu]", what, v, min, max);
+		SPEC_BAD(ld, line_of(st), "%s is %lld; it must be in [%llu, %llu]", what, v, min,
+			 max);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -312,7 +330,8 @@ static int get_double(struct loader *ld, const config_setting_t *group, const ch
 		return -1;
 	}
 	if (!(v >= min && v <= max)) {
-		SPEC_BAD(ld, line_of(m), "'%s%s' is %g; it must be in [%g, %g]", where, key, v, min, max);
+		SPEC_BAD(ld, line_of(m), "'%s%s' is %g; it must be in [%g, %g]", where, key, v, min,
+			 max);
 		return -1;
 	}
 	*out = v;
@@ -397,8 +416,8 @@ static int get_strings(struct loader *ld, const config_setting_t *group, const c
 
 /* A list of names from a fixed set, without duplicates. */
 static int get_names(struct loader *ld, const config_setting_t *group, const char *where,
-		     const char *key, int required, const char *const *known,
-		     struct strvec *out, int *line)
+		     const char *key, int required, const char *const *known, struct strvec *out,
+		     int *line)
 {
 	struct strvec raw = STRVEC_INIT;
 	char buf[512];
@@ -543,16 +562,19 @@ static int get_size_list(struct loader *ld, const config_setting_t *sweep, const
 		int len = config_setting_length(m);
 
 		if (!len || len > SPEC_MAX_SIZES) {
-			SPEC_BAD(ld, *line, "'sweep.%s' must have 1 to %d sizes", key, SPEC_MAX_SIZES);
+			SPEC_BAD(ld, *line, "'sweep.%s' must have 1 to %d sizes", key,
+				 SPEC_MAX_SIZES);
 			return -1;
 		}
 		for (int i = 0; i < len; i++)
-			if (get_size_elem(ld, config_setting_get_elem(m, (unsigned)i), key, i, *line,
-					  &out[(*n)++]))
+			if (get_size_elem(ld, config_setting_get_elem(m, (unsigned)i), key, i,
+					  *line, &out[(*n)++]))
 				return -1;
 	} else {
-		SPEC_BAD(ld, *line, "'sweep.%s' must be a string like \"256K:4M\" or an array of sizes, not %s",
-			 key, type_name(t));
+		SPEC_BAD(
+			ld, *line,
+			"'sweep.%s' must be a string like \"256K:4M\" or an array of sizes, not %s",
+			key, type_name(t));
 		return -1;
 	}
 	qsort(out, *n, sizeof(out[0]), cmp_u64);
@@ -585,9 +607,14 @@ static int check_bin(struct loader *ld, const char *key, const char *bin, int li
 
 	if (!bad)
 		return 0;
-	SPEC_BAD(ld, line, "'system.%s' \"%s\" has %s, which the appfile, config and multi-prog formats cannot carry; use a path without one (a symbolic link will do)",
-		 key, bin, *bad == ' ' || *bad == '\t' ? "a blank" : *bad == '\\' ? "a backslash" :
-		 *bad == '%' ? "'%' (srun expands %t and %o)" : "a quote");
+	SPEC_BAD(ld, line,
+		 "'system.%s' \"%s\" has %s, which the appfile, config and multi-prog formats "
+		 "cannot carry; use a path without one (a symbolic link will do)",
+		 key, bin,
+		 *bad == ' ' || *bad == '\t' ? "a blank" :
+		 *bad == '\\'		     ? "a backslash" :
+		 *bad == '%'		     ? "'%' (srun expands %t and %o)" :
+					       "a quote");
 	return -1;
 }
 
@@ -610,7 +637,8 @@ static int check_unique(struct loader *ld, const struct spec *s)
 	qsort(all, n, sizeof(*all), cmp_str);
 	for (size_t i = 1; i < n; i++)
 		if (!strcmp(all[i], all[i - 1])) {
-			SPEC_BAD(ld, s->line.nodes, "host '%s' is named twice among nodes and DPUs", all[i]);
+			SPEC_BAD(ld, s->line.nodes, "host '%s' is named twice among nodes and DPUs",
+				 all[i]);
 			ret = -1;
 			break;
 		}
@@ -628,7 +656,8 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 
 	dpu = member(ld, sys, "system.", "dpu", want_dpu);
 	if (dpu && config_setting_type(dpu) != CONFIG_TYPE_GROUP)
-		SPEC_BAD(ld, line_of(dpu), "'system.dpu' must be a group { hosts = ...; cores = N; }, not %s",
+		SPEC_BAD(ld, line_of(dpu),
+			 "'system.dpu' must be a group { hosts = ...; cores = N; }, not %s",
 			 type_name(config_setting_type(dpu)));
 	else if (dpu) {
 		config_setting_t *hosts = config_setting_get_member(dpu, "hosts");
@@ -636,18 +665,25 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 
 		s->line.dpu = line_of(dpu);
 		check_keys(ld, dpu, "system.dpu.", dpu_keys);
-		get_uint(ld, dpu, "system.dpu.", "cores", 1, 1, 4096, &s->dpu_cores, &s->line.dpu_cores);
+		get_uint(ld, dpu, "system.dpu.", "cores", 1, 1, 4096, &s->dpu_cores,
+			 &s->line.dpu_cores);
 		if (hosts && suffix)
-			SPEC_BAD(ld, line_of(suffix), "'system.dpu' has both 'hosts' and 'suffix'; give one");
+			SPEC_BAD(ld, line_of(suffix),
+				 "'system.dpu' has both 'hosts' and 'suffix'; give one");
 		else if (!hosts && !suffix)
-			SPEC_BAD(ld, line_of(dpu), "'system.dpu' needs 'hosts' (a hostlist) or 'suffix' (like \"-bf\")");
+			SPEC_BAD(ld, line_of(dpu),
+				 "'system.dpu' needs 'hosts' (a hostlist) or 'suffix' (like "
+				 "\"-bf\")");
 		else if (hosts && !get_string(ld, dpu, "system.dpu.", "hosts", 1, &str, &line)) {
 			if (hostlist_expand(str, &s->dpus, err, sizeof(err)))
 				SPEC_BAD(ld, line, "'system.dpu.hosts': %s", err);
 			else if (s->nodes.nr && s->dpus.nr != s->nodes.nr)
-				SPEC_BAD(ld, line, "'system.dpu.hosts' names %zu DPUs for %zu nodes; give one per node, in node order",
+				SPEC_BAD(ld, line,
+					 "'system.dpu.hosts' names %zu DPUs for %zu nodes; give "
+					 "one per node, in node order",
 					 s->dpus.nr, s->nodes.nr);
-		} else if (suffix && !get_string(ld, dpu, "system.dpu.", "suffix", 1, &str, &line)) {
+		} else if (suffix &&
+			   !get_string(ld, dpu, "system.dpu.", "suffix", 1, &str, &line)) {
 			size_t sl = strlen(str);
 			char *name = NULL;
 
@@ -685,7 +721,8 @@ static void load_env(struct loader *ld, const config_setting_t *sys, struct spec
 			for (const char *p = e; good && p < eq; p++)
 				good = isalnum((unsigned char)*p) || *p == '_';
 			if (!good) {
-				SPEC_BAD(ld, line, "'system.env' item %zu: '%s' is not NAME=value", i + 1, e);
+				SPEC_BAD(ld, line, "'system.env' item %zu: '%s' is not NAME=value",
+					 i + 1, e);
 				break;
 			}
 		}
@@ -715,7 +752,8 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 	load_dpu(ld, sys, s, want_dpu);
 	onload = member(ld, sys, "system.", "onload", 0);
 	if (onload && config_setting_type(onload) != CONFIG_TYPE_GROUP)
-		SPEC_BAD(ld, line_of(onload), "'system.onload' must be a group { cores = N; }, not %s",
+		SPEC_BAD(ld, line_of(onload),
+			 "'system.onload' must be a group { cores = N; }, not %s",
 			 type_name(config_setting_type(onload)));
 	else if (onload) {
 		check_keys(ld, onload, "system.onload.", onload_keys);
@@ -745,7 +783,6 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 	if (s->nodes.nr)
 		check_unique(ld, s);
 }
-
 
 /* sweep.budget: launches (an integer) or a share of the grid ("15%"). */
 static void load_budget(struct loader *ld, const config_setting_t *sw, struct spec *s)
@@ -787,7 +824,8 @@ static void load_statistics(struct loader *ld, const config_setting_t *sw, struc
 	get_double(ld, sw, "sweep.", "delta_oe", 0, 100, &s->delta_oe);
 	get_double(ld, sw, "sweep.", "delta_time", 0, 0.99, &s->delta_time);
 	get_double(ld, sw, "sweep.", "calibration_tolerance", 0.001, 10, &s->calibration_tolerance);
-	if (!get_names(ld, sw, "sweep.", "cost_order", 0, placement_names, &order, NULL) && order.nr) {
+	if (!get_names(ld, sw, "sweep.", "cost_order", 0, placement_names, &order, NULL) &&
+	    order.nr) {
 		if (order.nr != 2)
 			SPEC_BAD(ld, line_of(config_setting_get_member(sw, "cost_order")),
 				 "'sweep.cost_order' names both placements, cheapest first "
@@ -801,7 +839,8 @@ static void load_statistics(struct loader *ld, const config_setting_t *sw, struc
 	if (!s->max_repetitions)
 		s->max_repetitions = s->repetitions > 10 ? s->repetitions : 10;
 	else if (s->max_repetitions < s->repetitions)
-		SPEC_BAD(ld, line, "'sweep.max_repetitions' is %u, fewer than 'sweep.repetitions' (%u)",
+		SPEC_BAD(ld, line,
+			 "'sweep.max_repetitions' is %u, fewer than 'sweep.repetitions' (%u)",
 			 s->max_repetitions, s->repetitions);
 }
 
@@ -838,7 +877,8 @@ static void load_dtypes_ops(struct loader *ld, const config_setting_t *sw, struc
 		int line = k ? s->line.ops : s->line.dtypes;
 
 		if (line && !reduction)
-			SPEC_BAD(ld, line, "'sweep.%s' applies only to reductions (%s), and none is listed",
+			SPEC_BAD(ld, line,
+				 "'sweep.%s' applies only to reductions (%s), and none is listed",
 				 k ? "ops" : "dtypes", reduction_names(buf, sizeof(buf)));
 	}
 	if (!s->dtypes.nr)
@@ -852,7 +892,8 @@ static void load_dtypes_ops(struct loader *ld, const config_setting_t *sw, struc
 			used |= spec_op_applies(s->dtypes.v[d], s->ops.v[o]);
 		if (!used)
 			SPEC_BAD(ld, s->line.ops ? s->line.ops : s->line.dtypes,
-				 "'sweep.ops': '%s' applies to none of the dtypes (bitwise and logical ops are for integer dtypes only)",
+				 "'sweep.ops': '%s' applies to none of the dtypes (bitwise and "
+				 "logical ops are for integer dtypes only)",
 				 s->ops.v[o]);
 	}
 	for (size_t d = 0; d < s->dtypes.nr; d++) {
@@ -862,7 +903,8 @@ static void load_dtypes_ops(struct loader *ld, const config_setting_t *sw, struc
 			used |= spec_op_applies(s->dtypes.v[d], s->ops.v[o]);
 		if (!used)
 			SPEC_BAD(ld, s->line.dtypes ? s->line.dtypes : s->line.ops,
-				 "'sweep.dtypes': none of the ops applies to '%s' (bitwise and logical ops are for integer dtypes only)",
+				 "'sweep.dtypes': none of the ops applies to '%s' (bitwise and "
+				 "logical ops are for integer dtypes only)",
 				 s->dtypes.v[d]);
 	}
 }
@@ -880,8 +922,10 @@ static void check_divisible(struct loader *ld, const struct spec *s, const char 
 		for (size_t i = 0; es && i < n; i++)
 			if (v[i] % es) {
 				SPEC_BAD(ld, line ? line : s->line.dtypes,
-					 "'sweep.%s': %s is not a whole number of '%s' elements (%zu bytes each)",
-					 key, format_size(v[i], num, sizeof(num)), s->dtypes.v[d], es);
+					 "'sweep.%s': %s is not a whole number of '%s' elements "
+					 "(%zu bytes each)",
+					 key, format_size(v[i], num, sizeof(num)), s->dtypes.v[d],
+					 es);
 				return;
 			}
 	}
@@ -901,16 +945,22 @@ static void load_axes(struct loader *ld, const config_setting_t *sw, struct spec
 	if (r > 0)
 		s->chunks[s->nchunks++] = COLL_DEFAULT_CHUNK;
 	else if (!r && s->chunks[s->nchunks - 1] > SPEC_MAX_MESSAGE)
-		SPEC_BAD(ld, s->line.chunks, "'sweep.chunks': %" PRIu64 " bytes is more than the kernel's limit of 1G",
+		SPEC_BAD(ld, s->line.chunks,
+			 "'sweep.chunks': %" PRIu64 " bytes is more than the kernel's limit of 1G",
 			 s->chunks[s->nchunks - 1]);
-	get_uints(ld, sw, "sweep.", "windows", 0, 1, 4096, &s->windows, &s->nwindows, &s->line.windows);
-	get_uints(ld, sw, "sweep.", "radix", 0, COLL_RADIX_MIN, COLL_RADIX_MAX, &s->radix, &s->nradix, &s->line.radix);
+	get_uints(ld, sw, "sweep.", "windows", 0, 1, 4096, &s->windows, &s->nwindows,
+		  &s->line.windows);
+	get_uints(ld, sw, "sweep.", "radix", 0, COLL_RADIX_MIN, COLL_RADIX_MAX, &s->radix,
+		  &s->nradix, &s->line.radix);
 	if ((s->line.chunks || s->line.windows) && !pipelined)
 		SPEC_BAD(ld, s->line.chunks ? s->line.chunks : s->line.windows,
-			 "'sweep.%s' applies only to the reductions and to gather and allgather with a schedule, and none is listed",
+			 "'sweep.%s' applies only to the reductions and to gather and allgather "
+			 "with a schedule, and none is listed",
 			 s->line.chunks ? "chunks" : "windows");
 	if (s->line.radix && !knomial)
-		SPEC_BAD(ld, s->line.radix, "'sweep.radix' applies only to the knomial schedule, which no listed collective runs");
+		SPEC_BAD(ld, s->line.radix,
+			 "'sweep.radix' applies only to the knomial schedule, which no listed "
+			 "collective runs");
 	if (!s->nwindows) {
 		s->windows = xmalloc(sizeof(*s->windows));
 		s->windows[s->nwindows++] = COLL_DEFAULT_WINDOW;
@@ -956,10 +1006,14 @@ static void load_algorithms(struct loader *ld, const config_setting_t *sw, struc
 
 			buf[0] = 0;
 			for (size_t c = 0; c < colls_count && len < sizeof(buf); c++)
-				if (colls_algorithm_applies(colls_name(&colls_table[c]), s->algorithms.v[a]))
-					len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
-								len ? ", " : "", colls_name(&colls_table[c]));
-			SPEC_BAD(ld, line, "'sweep.algorithms': '%s' applies to none of the collectives (only to %s)",
+				if (colls_algorithm_applies(colls_name(&colls_table[c]),
+							    s->algorithms.v[a]))
+					len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+								"%s%s", len ? ", " : "",
+								colls_name(&colls_table[c]));
+			SPEC_BAD(ld, line,
+				 "'sweep.algorithms': '%s' applies to none of the collectives "
+				 "(only to %s)",
 				 s->algorithms.v[a], buf);
 		}
 	}
@@ -970,7 +1024,8 @@ static void load_algorithms(struct loader *ld, const config_setting_t *sw, struc
 			used |= spec_algorithm_applies(s->collectives.v[c], s->algorithms.v[a]);
 		if (!used)
 			SPEC_BAD(ld, line, "'sweep.algorithms': none applies to '%s' (%s)",
-				 s->collectives.v[c], colls_algorithms_of(s->collectives.v[c], buf, sizeof(buf)));
+				 s->collectives.v[c],
+				 colls_algorithms_of(s->collectives.v[c], buf, sizeof(buf)));
 	}
 }
 
@@ -995,10 +1050,12 @@ static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spe
 		get_uints(ld, sw, "sweep.", "nodes", 0, 1, HOSTLIST_MAX, &s->node_counts,
 			  &s->nnode_counts, &s->line.sweep_nodes);
 	}
-	if (!get_names(ld, sw, "sweep.", "placement", 1, placement_names, &place, &s->line.placement)) {
+	if (!get_names(ld, sw, "sweep.", "placement", 1, placement_names, &place,
+		       &s->line.placement)) {
 		s->placements = xcalloc(place.nr, sizeof(*s->placements));
 		for (size_t i = 0; i < place.nr; i++)
-			s->placements[s->nplacements++] = (enum placement)name_index(placement_names, place.v[i]);
+			s->placements[s->nplacements++] = (enum placement)name_index(
+				placement_names, place.v[i]);
 	}
 	strvec_clear(&place);
 	s->iterations = 100;
@@ -1103,13 +1160,14 @@ static int prescan_text(const char *path, const char *buf, size_t n)
 
 	while (p < end) {
 		if (bol && !strncmp(p, "@include", end - p < 8 ? (size_t)(end - p) : 8))
-			return error("%s:%d: @include is not supported: write the spec as one file", path, line);
+			return error("%s:%d: @include is not supported: write the spec as one file",
+				     path, line);
 		if (skip_inert(&p, end, &line))
 			continue;
 		if (*p == '{' || *p == '(' || *p == '[') {
 			if (++depth > SPEC_MAX_DEPTH)
-				return error("%s:%d: settings nested more than %d deep, the limit", path,
-					     line, SPEC_MAX_DEPTH);
+				return error("%s:%d: settings nested more than %d deep, the limit",
+					     path, line, SPEC_MAX_DEPTH);
 		} else if (*p == '}' || *p == ')' || *p == ']') {
 			depth--;
 		}
@@ -1189,10 +1247,12 @@ int spec_load(const char *path, struct spec *out)
 	for (size_t i = 0; i < out->nplacements && !ld.bad; i++)
 		if (out->placements[i] == PLACEMENT_ONLOAD && !out->onload_cores)
 			SPEC_BAD(&ld, out->line.placement,
-				 "placement 'onload' needs 'system.onload' with the cores per node kept for workers");
+				 "placement 'onload' needs 'system.onload' with the cores per node "
+				 "kept for workers");
 	if (out->nnode_counts && out->nodes.nr &&
 	    out->node_counts[out->nnode_counts - 1] > out->nodes.nr)
-		SPEC_BAD(&ld, out->line.sweep_nodes, "'sweep.nodes': %u nodes asked for, the system has %zu",
+		SPEC_BAD(&ld, out->line.sweep_nodes,
+			 "'sweep.nodes': %u nodes asked for, the system has %zu",
 			 out->node_counts[out->nnode_counts - 1], out->nodes.nr);
 	if (!out->nnode_counts && out->nodes.nr) {
 		out->node_counts = xmalloc(sizeof(*out->node_counts));

@@ -44,45 +44,45 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "argv.h"		/* enum launcher and its names belong to launch/ */
+#include "argv.h" /* enum launcher and its names belong to launch/ */
 #include "strvec.h"
 
 enum placement { PLACEMENT_DPU, PLACEMENT_ONLOAD };
 
-#define SPEC_MAX_SIZES 64
+#define SPEC_MAX_SIZES	 64
 /* The kernel's largest message and chunk (kernels/options.h KOPTS_MAX_BYTES,
  * 1 GiB): the planner refuses a size above it, naming the limit. */
 #define SPEC_MAX_MESSAGE (1ull << 30)
 
 /* Line numbers of settings, for plan errors that point into the file. */
 struct spec_lines {
-	int nodes, ppn, dpu, dpu_cores, onload_cores, host_bin, dpu_bin, wpn,
-	    workers, sweep_nodes, placement, sizes, dtypes, ops, chunks, windows, radix;
+	int nodes, ppn, dpu, dpu_cores, onload_cores, host_bin, dpu_bin, wpn, workers, sweep_nodes,
+		placement, sizes, dtypes, ops, chunks, windows, radix;
 };
 
 /* The kernel's defaults for the axes a spec may leave out (chunk, window
  * and radix: COLL_DEFAULT_* of kernels/sched/coll.h). */
 #define SPEC_DEFAULT_DTYPE "int32"
-#define SPEC_DEFAULT_OP "sum"
+#define SPEC_DEFAULT_OP	   "sum"
 
 /* Everything in it is owned by the struct and freed by spec_release(). */
 struct spec {
-	char *path;		/* as given to spec_load() */
-	char hash[17];		/* FNV-1a 64 of the file's bytes, lower-case hex */
+	char *path;    /* as given to spec_load() */
+	char hash[17]; /* FNV-1a 64 of the file's bytes, lower-case hex */
 
 	/* system */
 	char *name;
-	struct strvec nodes;	/* node names, expanded, in rank order */
+	struct strvec nodes; /* node names, expanded, in rank order */
 	unsigned ppn;
-	struct strvec dpus;	/* one per node, same order; empty when no dpu group */
-	unsigned dpu_cores;	/* 0 when there is no dpu group */
-	unsigned onload_cores;	/* 0 when there is no onload group */
-	char *host_bin;		/* relative paths with a '/' are made relative to the spec's folder */
-	char *dpu_bin;		/* NULL when there is no DPU placement */
+	struct strvec dpus;    /* one per node, same order; empty when no dpu group */
+	unsigned dpu_cores;    /* 0 when there is no dpu group */
+	unsigned onload_cores; /* 0 when there is no onload group */
+	char *host_bin; /* relative paths with a '/' are made relative to the spec's folder */
+	char *dpu_bin;	/* NULL when there is no DPU placement */
 	enum launcher launcher;
-	struct strvec launcher_args;	/* extra arguments for the launcher, in order */
-	struct strvec env;		/* NAME=value for the launched ranks */
-	struct strvec kernel_args;	/* not from the file: words `sweetspot run` adds to
+	struct strvec launcher_args; /* extra arguments for the launcher, in order */
+	struct strvec env;	     /* NAME=value for the launched ranks */
+	struct strvec kernel_args;   /* not from the file: words `sweetspot run` adds to
 					 * every rank's kernel arguments (-o FILE) */
 
 	/* sweep: every list is checked, duplicates removed, in the file's order
@@ -90,15 +90,15 @@ struct spec {
 	struct strvec collectives;	/* names of tuner/plan/colls.c's table */
 	struct strvec algorithms;	/* algorithms and schedules: the ones that apply */
 	struct strvec assignments;	/* block, cyclic, locality */
-	uint64_t sizes[SPEC_MAX_SIZES];	/* bytes, ascending; every dtype divides each */
+	uint64_t sizes[SPEC_MAX_SIZES]; /* bytes, ascending; every dtype divides each */
 	size_t nsizes;
 	/* The axes of reductions (dtypes, ops) and of pipelining (chunks,
 	 * windows) and of the k-nomial tree (radix): always at least one
 	 * value, the kernel's default when the spec gives none. Sorted
 	 * ascending, except dtypes and ops, in the file's order. */
-	struct strvec dtypes;	/* kernels/sched/reduce.h's names */
+	struct strvec dtypes; /* kernels/sched/reduce.h's names */
 	struct strvec ops;
-	uint64_t chunks[SPEC_MAX_SIZES];	/* bytes */
+	uint64_t chunks[SPEC_MAX_SIZES]; /* bytes */
 	size_t nchunks;
 	unsigned *windows;
 	size_t nwindows;
@@ -106,31 +106,34 @@ struct spec {
 	size_t nradix;
 	unsigned *wpn;
 	size_t nwpn;
-	unsigned *workers;	/* NULL when the spec gives none (plan.h) */
+	unsigned *workers; /* NULL when the spec gives none (plan.h) */
 	size_t nworkers;
-	unsigned *node_counts;	/* sweep.nodes, or just the number of nodes */
+	unsigned *node_counts; /* sweep.nodes, or just the number of nodes */
 	size_t nnode_counts;
 	enum placement *placements;
 	size_t nplacements;
 	unsigned iterations, warmup, repetitions, time_limit;
-	unsigned retries;	/* more attempts of a failed launch (default 0) */
-	unsigned max_repetitions;	/* launches per configuration at most (default
+	unsigned retries;	      /* more attempts of a failed launch (default 0) */
+	unsigned max_repetitions;     /* launches per configuration at most (default
 					 * max(repetitions, 10)); repetitions is the least */
-	int max_repetitions_set;	/* the spec names max_repetitions: `run` races
+	int max_repetitions_set;      /* the spec names max_repetitions: `run` races
 					 * up to it (search always does) */
-	unsigned budget;	/* `budget`: search launches; 0: budget_frac */
-	double budget_frac;	/* of the grid's launches; 0: the search's default */
-	double alpha;		/* significance level (0.05) */
-	double delta_oe;	/* practical threshold, OE points (0.5) */
-	double delta_time;	/* practical threshold, fraction of time (0.01) */
-	int dpu_first;		/* cost_order: a DPU core is cheaper than an onload one (1) */
-	double calibration_tolerance;	/* compute vs reference, relative (0.10) */
-	char *transport;	/* NULL: the kernel's default */
+	unsigned budget;	      /* `budget`: search launches; 0: budget_frac */
+	double budget_frac;	      /* of the grid's launches; 0: the search's default */
+	double alpha;		      /* significance level (0.05) */
+	double delta_oe;	      /* practical threshold, OE points (0.5) */
+	double delta_time;	      /* practical threshold, fraction of time (0.01) */
+	int dpu_first;		      /* cost_order: a DPU core is cheaper than an onload one (1) */
+	double calibration_tolerance; /* compute vs reference, relative (0.10) */
+	char *transport;	      /* NULL: the kernel's default */
 
 	struct spec_lines line;
 };
 
-#define SPEC_INIT { 0 }
+#define SPEC_INIT \
+	{         \
+		0 \
+	}
 
 /* Reads and checks the spec at path into *out (which spec_release() frees
  * on success and on failure alike). Prints "path:line: message" for each

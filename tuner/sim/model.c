@@ -47,11 +47,24 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 	 * change a time: the region as if gathers ran beside it. */
 	sched_region(H, mc->W, mmax, SCHED_RECV_ALL | coll_region_all(pt->coll),
 		     pt->has_reduction || coll_is_reduction(pt->coll) ?
-		     sched_scratch_bytes(H, mc->W, mmax, chunk, window) : 0, &rg);
+			     sched_scratch_bytes(H, mc->W, mmax, chunk, window) :
+			     0,
+		     &rg);
 	return (struct coll_geom){
-		.coll = pt->coll, .alg = pt->alg, .H = H, .W = mc->W, .m = pt->m, .S = rg.send,
-		.owner = owner, .chunk = chunk, .window = window, .dt = pt->dt, .op = pt->op,
-		.radix = pt->radix ? pt->radix : COLL_DEFAULT_RADIX, .R = rg.scratch, .F = rg.flags,
+		.coll = pt->coll,
+		.alg = pt->alg,
+		.H = H,
+		.W = mc->W,
+		.m = pt->m,
+		.S = rg.send,
+		.owner = owner,
+		.chunk = chunk,
+		.window = window,
+		.dt = pt->dt,
+		.op = pt->op,
+		.radix = pt->radix ? pt->radix : COLL_DEFAULT_RADIX,
+		.R = rg.scratch,
+		.F = rg.flags,
 	};
 }
 
@@ -112,14 +125,16 @@ static double *stretch(const struct model_machine *mc, int hosts)
 		if (hosts)
 			active = r < H ? mc->ppn : 0;
 		else
-			active = r >= H ? (node == (mc->W - 1) / mc->wpn ? mc->W - node * mc->wpn : mc->wpn) : 0;
+			active = r >= H ? (node == (mc->W - 1) / mc->wpn ? mc->W - node * mc->wpn :
+									   mc->wpn) :
+					  0;
 		f[r] = cores > 0 && active > cores ? (double)active / cores : 1;
 	}
 	return f;
 }
 
-static void derive(const struct model_params *p, const struct model_machine *mc,
-		   double worker_cpu, struct model_pred *o)
+static void derive(const struct model_params *p, const struct model_machine *mc, double worker_cpu,
+		   struct model_pred *o)
 {
 	double sd = sqrt(p->resid * p->resid + p->noise * p->noise), t = o->compute_us;
 

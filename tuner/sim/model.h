@@ -39,22 +39,22 @@ enum model_path { PATH_SHM, PATH_NET, PATH_PCIE, PATH_N };
 
 struct model_link {
 	double L;		/* us from post to completion, beyond the bytes */
-	double g_read, g_write;	/* us per byte of one stream */
+	double g_read, g_write; /* us per byte of one stream */
 	double g_share;		/* us per byte of the shared resource (aggregate) */
 };
 
 struct model_params {
 	struct model_link path[PATH_N];
-	double o;		/* CPU us per posted remote operation */
-	double g_reduce;	/* CPU us per byte of reduction arithmetic */
-	double g_copy;		/* CPU us per byte of a local copy */
-	double poll;		/* us from a signal landing to its waiter seeing it */
-	double t0;		/* us every active rank spends per iteration anyway */
+	double o;	 /* CPU us per posted remote operation */
+	double g_reduce; /* CPU us per byte of reduction arithmetic */
+	double g_copy;	 /* CPU us per byte of a local copy */
+	double poll;	 /* us from a signal landing to its waiter seeing it */
+	double t0;	 /* us every active rank spends per iteration anyway */
 	/* Quality, from calibration: relative (log) residual rms of the fit,
 	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
 	double resid, noise, r2;
 	int npoints;
-	unsigned calibrated;	/* bit per path kind the data determined */
+	unsigned calibrated; /* bit per path kind the data determined */
 };
 
 /* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
@@ -68,9 +68,9 @@ void model_params_default(struct model_params *p);
 /* The machine a point runs on. */
 struct model_machine {
 	int nodes, ppn, W, wpn;
-	int dpu;		/* workers on DPUs, else on the nodes' own cores */
-	int host_cores;		/* cores of a host node (oversubscription) */
-	int dpu_cores;		/* cores of a DPU */
+	int dpu;	/* workers on DPUs, else on the nodes' own cores */
+	int host_cores; /* cores of a host node (oversubscription) */
+	int dpu_cores;	/* cores of a DPU */
 	/* Same-node peers reached by RMA (asynchronous, as the net path),
 	 * not by the initiator's copy into a shared window: the kernel under
 	 * SMPI, which gives ranks no shared window. 0: copies. */
@@ -82,22 +82,22 @@ struct model_point {
 	enum coll coll;
 	enum alg alg;
 	enum asg asg;
-	size_t m;		/* bytes */
-	size_t mmax;		/* the launch's largest size (region layout) */
-	int has_reduction;	/* the launch lists a reduction (region layout) */
-	size_t chunk;		/* 0: the kernel's default, 64K */
-	int window;		/* 0: the kernel's default, 2 */
-	int radix;		/* knomial; 0: the kernel's default, 2 */
-	enum dtype dt;		/* reductions (DT_INT32, RO_SUM elsewhere) */
+	size_t m;	   /* bytes */
+	size_t mmax;	   /* the launch's largest size (region layout) */
+	int has_reduction; /* the launch lists a reduction (region layout) */
+	size_t chunk;	   /* 0: the kernel's default, 64K */
+	int window;	   /* 0: the kernel's default, 2 */
+	int radix;	   /* knomial; 0: the kernel's default, 2 */
+	enum dtype dt;	   /* reductions (DT_INT32, RO_SUM elsewhere) */
 	enum redop op;
 };
 
 struct model_pred {
 	double ref_us, comm_us, compute_us, total_us;
 	double oe_paper, oe_measured;
-	double sd_rel;		/* relative uncertainty of a time */
-	double oe_paper_sd, oe_measured_sd;	/* in OE points */
-	size_t ops;		/* operations simulated */
+	double sd_rel;			    /* relative uncertainty of a time */
+	double oe_paper_sd, oe_measured_sd; /* in OE points */
+	size_t ops;			    /* operations simulated */
 };
 
 /* One phase's simulation: the schedules of every rank (ref: hosts'; off:
@@ -126,7 +126,7 @@ struct model_obs {
 	struct model_machine mc;
 	struct model_point pt;
 	double ref_us, comm_us, total_us, oe_paper, oe_measured;
-	const char *layout;	/* borrowed */
+	const char *layout; /* borrowed */
 	int repetition;
 };
 
@@ -135,7 +135,7 @@ struct model_env {
 	int host_cores, dpu_cores;
 	size_t mmax;
 	int has_reduction;
-	int shm_rma;		/* model_machine.shm_rma of every observation */
+	int shm_rma; /* model_machine.shm_rma of every observation */
 };
 
 struct store_point;

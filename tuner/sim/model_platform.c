@@ -88,28 +88,35 @@ static void node_zone(FILE *f, char kind, int k, int nhosts, const struct model_
 		fprintf(f, "  <host id=\"%c%d-%d\" speed=\"%s\"/>\n", kind, k, j, MODEL_SMPI_SPEED);
 	fprintf(f, "  <router id=\"%c%d-rt\"/>\n", kind, k);
 	for (int j = 0; j < nhosts; j++)
-		fprintf(f, "  <link id=\"%c%d-%d-l\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" "
-			"sharing_policy=\"FATPIPE\"/>\n", kind, k, j,
-			bps(max2(stream->g_read, stream->g_write)), sec(stream->L / 2));
+		fprintf(f,
+			"  <link id=\"%c%d-%d-l\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" "
+			"sharing_policy=\"FATPIPE\"/>\n",
+			kind, k, j, bps(max2(stream->g_read, stream->g_write)), sec(stream->L / 2));
 	fprintf(f, "  <link id=\"%c%d-bus\" bandwidth=\"%.6gBps\" latency=\"0s\"/>\n", kind, k,
 		bps(bus->g_share));
 	for (int i = 0; i < nhosts; i++) {
 		for (int j = i + 1; j < nhosts; j++)
-			fprintf(f, "  <route src=\"%c%d-%d\" dst=\"%c%d-%d\"><link_ctn id=\"%c%d-%d-l\"/>"
+			fprintf(f,
+				"  <route src=\"%c%d-%d\" dst=\"%c%d-%d\"><link_ctn "
+				"id=\"%c%d-%d-l\"/>"
 				"<link_ctn id=\"%c%d-bus\"/><link_ctn id=\"%c%d-%d-l\"/></route>\n",
 				kind, k, i, kind, k, j, kind, k, i, kind, k, kind, k, j);
-		fprintf(f, "  <route src=\"%c%d-%d\" dst=\"%c%d-rt\"><link_ctn id=\"%c%d-%d-l\"/>"
-			"<link_ctn id=\"%c%d-bus\"/></route>\n", kind, k, i, kind, k, kind, k, i, kind, k);
+		fprintf(f,
+			"  <route src=\"%c%d-%d\" dst=\"%c%d-rt\"><link_ctn id=\"%c%d-%d-l\"/>"
+			"<link_ctn id=\"%c%d-bus\"/></route>\n",
+			kind, k, i, kind, k, kind, k, i, kind, k);
 	}
 	fprintf(f, " </zone>\n");
 }
 
 /* A one-way route between two zones' gateways over one link direction. */
-static void zone_route(FILE *f, const char *src, const char *dst, const char *gsrc, const char *gdst,
-		       const char *link, const char *dir)
+static void zone_route(FILE *f, const char *src, const char *dst, const char *gsrc,
+		       const char *gdst, const char *link, const char *dir)
 {
-	fprintf(f, " <zoneRoute src=\"%s\" dst=\"%s\" gw_src=\"%s\" gw_dst=\"%s\" symmetrical=\"NO\">"
-		"<link_ctn id=\"%s\" direction=\"%s\"/></zoneRoute>\n", src, dst, gsrc, gdst, link, dir);
+	fprintf(f,
+		" <zoneRoute src=\"%s\" dst=\"%s\" gw_src=\"%s\" gw_dst=\"%s\" symmetrical=\"NO\">"
+		"<link_ctn id=\"%s\" direction=\"%s\"/></zoneRoute>\n",
+		src, dst, gsrc, gdst, link, dir);
 }
 
 /* Both directions between zone a (gateway ga) and zone b over link. */
@@ -141,10 +148,14 @@ static void node_links(FILE *f, const struct platform_ctx *c, int k, int dpu, in
 	snprintf(nic, sizeof(nic), "nic%d", k);
 	snprintf(bus, sizeof(bus), "pcie%d", k);
 	if (!routes) {
-		fprintf(f, " <link id=\"%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+		fprintf(f,
+			" <link id=\"%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" "
+			"sharing_policy=\"SPLITDUPLEX\"/>\n",
 			nic, bps(net->g_share), sec(max2(net->L - shm->L, 0) / 2));
 		if (dpu)
-			fprintf(f, " <link id=\"%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+			fprintf(f,
+				" <link id=\"%s\" bandwidth=\"%.6gBps\" latency=\"%.6gs\" "
+				"sharing_policy=\"SPLITDUPLEX\"/>\n",
 				bus, bps(pcie->g_share), sec(max2(pcie->L - shm->L, 0)));
 		return;
 	}
@@ -161,7 +172,8 @@ static int write_platform(void *ctx, FILE *f)
 	const struct model_machine *mc = c->mc;
 	int dpus = mc->dpu ? (mc->W + mc->wpn - 1) / mc->wpn : 0;
 
-	fprintf(f, "<?xml version='1.0'?>\n"
+	fprintf(f,
+		"<?xml version='1.0'?>\n"
 		"<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
 		"<!-- sweetspot: %d nodes x %d host ranks, %d workers (%d per %s) -->\n"
 		"<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Floyd\">\n",

@@ -36,7 +36,7 @@ int model_rank_node(const struct model_machine *mc, int r, int *on_dpu)
 /* Signals that landed at one rank, per (sender, tag): arrival by count. */
 struct chan {
 	int sender, tag;
-	double *at;		/* at[count-1]; NAN: not yet */
+	double *at; /* at[count-1]; NAN: not yet */
 	size_t n;
 };
 
@@ -44,9 +44,9 @@ struct rank {
 	const struct sched *s;
 	double t;
 	uint32_t *left;
-	size_t *rq, *lq, *fq;	/* ready remote, local, flag-wait ops */
+	size_t *rq, *lq, *fq; /* ready remote, local, flag-wait ops */
 	size_t rh, rt, lh, lt, fn;
-	double *posted;		/* completion times of posted ops */
+	double *posted; /* completion times of posted ops */
 	size_t *pid, np;
 	size_t done;
 	int node, dpu, blocked;
@@ -60,10 +60,10 @@ struct sim {
 	const struct model_machine *mc;
 	struct rank *rk;
 	int N;
-	double *bus;		/* per node x 2 sides: memory bus free at */
-	double *tx, *rx;	/* per node: NIC directions free at */
-	double *ptx, *prx;	/* per node: PCIe host->DPU, DPU->host free at */
-	int *heap, nheap;	/* running ranks by clock */
+	double *bus;	   /* per node x 2 sides: memory bus free at */
+	double *tx, *rx;   /* per node: NIC directions free at */
+	double *ptx, *prx; /* per node: PCIe host->DPU, DPU->host free at */
+	int *heap, nheap;  /* running ranks by clock */
 	double cpu;
 	size_t ops;
 };
@@ -194,8 +194,10 @@ static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, in
 			 size_t len, double g, double t)
 {
 	const struct model_link *lk = &s->p->path[pk];
-	double *a = pk == PATH_NET ? &s->tx[src] : pk == PATH_SHM ? &s->bus[2 * src + toward_dpu] :
-		    toward_dpu ? &s->ptx[src] : &s->prx[src];
+	double *a = pk == PATH_NET ? &s->tx[src] :
+		    pk == PATH_SHM ? &s->bus[2 * src + toward_dpu] :
+		    toward_dpu	   ? &s->ptx[src] :
+				     &s->prx[src];
 	double *b = pk == PATH_NET ? &s->rx[dst] : a;
 	double start = later(t, later(*a, *b)), busy = (double)len * lk->g_share;
 
@@ -254,7 +256,9 @@ static void step(struct sim *s, int r)
 	}
 	if (k->lh < k->lt) {
 		const struct op *op = &sc->ops[k->lq[k->lh]];
-		double g = op->kind == OP_REDUCE ? s->p->g_reduce : op->kind == OP_COPY ? s->p->g_copy : 0;
+		double g = op->kind == OP_REDUCE ? s->p->g_reduce :
+			   op->kind == OP_COPY	 ? s->p->g_copy :
+						   0;
 
 		k->t += (double)op->len * g * k->f;
 		s->cpu += (double)op->len * g;
@@ -332,7 +336,7 @@ static void sim_release(struct sim *s)
 		free(k->pid);
 	}
 	free(s->rk);
-	free(s->bus);	/* tx, rx, ptx, prx live in the same block */
+	free(s->bus); /* tx, rx, ptx, prx live in the same block */
 	free(s->heap);
 }
 

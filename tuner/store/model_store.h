@@ -11,8 +11,8 @@
 #include "store.h"
 
 /* Records p for spec_path (hash) and transport, calibrated from run. 0 or -1. */
-int store_model_save(struct store *st, const char *spec_path, const char *spec_hash,
-		     long long run, const char *transport, const struct model_params *p);
+int store_model_save(struct store *st, const char *spec_path, const char *spec_hash, long long run,
+		     const char *transport, const struct model_params *p);
 
 /* The latest parameters of spec_path with spec_hash: 1 with *p and *run,
  * 0 when there are none (or no table yet), -1 after error(). */

@@ -42,14 +42,20 @@ static long long json_int(json_t *o, const char *key)
 	return -1;
 }
 
-#define F(name, type, flags) { #name, type, offsetof(struct store_point, name), flags }
-#define K(name, type, flags) { #name, type, offsetof(struct store_point, key.name), flags }
+#define F(name, type, flags)                                           \
+	{                                                              \
+#name, type, offsetof(struct store_point, name), flags \
+	}
+#define K(name, type, flags)                                               \
+	{                                                                  \
+#name, type, offsetof(struct store_point, key.name), flags \
+	}
 #define COL REC_COLUMN
-#define NN REC_NOTNULL
+#define NN  REC_NOTNULL
 #define KER REC_KERNEL
-#define JS REC_JSON
+#define JS  REC_JSON
 #define CSV REC_CSV
-#define ZN REC_ZERO_NULL
+#define ZN  REC_ZERO_NULL
 
 const struct rec_field rec_fields[] = {
 	F(id, REC_LL, COL | REC_ROWID),
@@ -168,7 +174,7 @@ static void read_field(json_t *o, const struct rec_field *f, struct store_point 
 	case REC_U64:
 	case REC_UINT:
 	case REC_BOOL:
-		break;	/* the point's key and validity: record_parse() checks them */
+		break; /* the point's key and validity: record_parse() checks them */
 	}
 }
 
@@ -257,8 +263,9 @@ int record_parse(const char *line, struct store_point *p, char *err, size_t errl
 	p->key.bytes = (uint64_t)bytes;
 	p->key.collective = json_str_dup(o, "collective");
 	p->key.algorithm = json_str_dup(o, "algorithm");
-	p->key.assignment = mpi && !json_object_get(o, "assignment") ? xstrdup("none")
-								     : json_str_dup(o, "assignment");
+	p->key.assignment = mpi && !json_object_get(o, "assignment") ?
+				    xstrdup("none") :
+				    json_str_dup(o, "assignment");
 	p->raw = xstrdup(line);
 	p->wpn = -1;
 	read_axes(o, p);

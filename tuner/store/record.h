@@ -18,30 +18,30 @@
  * the store, in its schema: store_db.c, which a unit test holds against
  * this table). The order is results --csv's, then the rest. */
 enum rec_type {
-	REC_TEXT,	/* const char *: "" when absent */
-	REC_INT,	/* int: -1 when absent */
-	REC_LL,		/* long long: -1 when absent */
-	REC_U64,	/* uint64_t (bytes, chunk) */
-	REC_UINT,	/* unsigned (window, radix) */
-	REC_REAL,	/* double: NaN when absent */
-	REC_BOOL,	/* int: 0 or 1 (valid) */
-	REC_TRI,	/* int: 1 yes, -1 no, 0 not said (calibrated) */
-	REC_ARRAY,	/* const char *: a JSON array as text (rank_hosts) */
+	REC_TEXT,  /* const char *: "" when absent */
+	REC_INT,   /* int: -1 when absent */
+	REC_LL,	   /* long long: -1 when absent */
+	REC_U64,   /* uint64_t (bytes, chunk) */
+	REC_UINT,  /* unsigned (window, radix) */
+	REC_REAL,  /* double: NaN when absent */
+	REC_BOOL,  /* int: 0 or 1 (valid) */
+	REC_TRI,   /* int: 1 yes, -1 no, 0 not said (calibrated) */
+	REC_ARRAY, /* const char *: a JSON array as text (rank_hosts) */
 };
 
-#define REC_COLUMN 0x01u	/* a column of the store's points table */
-#define REC_ROWID 0x02u		/* ... that the store numbers itself (not inserted) */
-#define REC_NOTNULL 0x04u	/* ... NOT NULL: '' or 0 where it does not apply */
-#define REC_KERNEL 0x08u	/* read from the kernel's record as it is */
-#define REC_JSON 0x10u		/* in `results --json` */
-#define REC_CSV 0x20u		/* in `results --csv` */
-#define REC_INVALID 0x40u	/* in --json only when the point is invalid */
-#define REC_ZERO_NULL 0x80u	/* 0 means "does not apply": null in JSON, "" in CSV */
+#define REC_COLUMN    0x01u /* a column of the store's points table */
+#define REC_ROWID     0x02u /* ... that the store numbers itself (not inserted) */
+#define REC_NOTNULL   0x04u /* ... NOT NULL: '' or 0 where it does not apply */
+#define REC_KERNEL    0x08u /* read from the kernel's record as it is */
+#define REC_JSON      0x10u /* in `results --json` */
+#define REC_CSV	      0x20u /* in `results --csv` */
+#define REC_INVALID   0x40u /* in --json only when the point is invalid */
+#define REC_ZERO_NULL 0x80u /* 0 means "does not apply": null in JSON, "" in CSV */
 
 struct rec_field {
-	const char *name;	/* the record's key, the column, the CSV header */
+	const char *name; /* the record's key, the column, the CSV header */
 	enum rec_type type;
-	size_t off;		/* in struct store_point */
+	size_t off; /* in struct store_point */
 	unsigned flags;
 };
 

@@ -18,7 +18,7 @@
 char *runlock_path(const char *db, const char *key)
 {
 	const char *slash = strrchr(key, '/'), *base = slash ? slash + 1 : key;
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a 64 */
+	uint64_t h = 14695981039346656037ull; /* FNV-1a 64 */
 	char stem[64];
 	size_t n = 0;
 
@@ -28,7 +28,9 @@ char *runlock_path(const char *db, const char *key)
 	 * specs of one name (and labels) apart. */
 	for (const char *s = base; *s && *s != '.' && n < sizeof(stem) - 1; s++)
 		stem[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			    (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ? *s : '_';
+					    (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ?
+				    *s :
+				    '_';
 	stem[n] = '\0';
 	return xasprintf("%s.%s-%08llx.lock", db, stem, (unsigned long long)(h & 0xffffffffu));
 }
@@ -144,7 +146,8 @@ int runlock_take(struct runlock *l, const char *db, const char *key, int wait)
 		who = xstrdup("a process that has just let it go");
 	if (!wait) {
 		error("%s: this run is in use by %s; one writer per run: wait for it to end, "
-		      "or run with --wait-lock (lock file %s)", db, who, l->path);
+		      "or run with --wait-lock (lock file %s)",
+		      db, who, l->path);
 		ret = 1;
 	} else {
 		ret = wait_for(l, who);

@@ -15,12 +15,15 @@
 #define SWEETSPOT_RUNLOCK_H
 
 struct runlock {
-	int fd;		/* the lock file, or -1 */
-	int held;	/* the lock is ours */
+	int fd;	  /* the lock file, or -1 */
+	int held; /* the lock is ours */
 	char *path;
 };
 
-#define RUNLOCK_INIT { -1, 0, NULL }
+#define RUNLOCK_INIT        \
+	{                   \
+		-1, 0, NULL \
+	}
 
 /* The lock file of run key in database db; the caller frees it. */
 char *runlock_path(const char *db, const char *key);

@@ -25,13 +25,13 @@
 #include "point.h"
 
 #define STORE_SCHEMA_VERSION 3
-#define STORE_DEFAULT_PATH "results/sweetspot.db"
+#define STORE_DEFAULT_PATH   "results/sweetspot.db"
 
 struct store;
 
 /* store_open() flags. */
-#define STORE_RDONLY 0		/* the database must exist; nothing is written */
-#define STORE_CREATE 1		/* read-write; created (with its folder) if missing */
+#define STORE_RDONLY 0 /* the database must exist; nothing is written */
+#define STORE_CREATE 1 /* read-write; created (with its folder) if missing */
 
 /* Opens path. Returns 0, or -1 after error() when the file is missing (with
  * STORE_RDONLY), unreadable, not a SQLite database, not a sweetspot database,
@@ -44,14 +44,14 @@ void store_close(struct store *st);
 
 struct store_run {
 	long long id;
-	char *spec_path;	/* as given on the command line */
-	char *spec_hash;	/* hex digest of the spec file's bytes */
-	char *started;		/* ISO 8601, UTC */
-	char *finished;		/* NULL while running or interrupted */
+	char *spec_path; /* as given on the command line */
+	char *spec_hash; /* hex digest of the spec file's bytes */
+	char *started;	 /* ISO 8601, UTC */
+	char *finished;	 /* NULL while running or interrupted */
 	char *host;
 	char *launcher;
-	char *sweetspot_version, *ompi_version, *slurm_version;	/* NULL: not found */
-	char *status;		/* "running", "done", "failed" */
+	char *sweetspot_version, *ompi_version, *slurm_version; /* NULL: not found */
+	char *status;						/* "running", "done", "failed" */
 	long long planned_launches, planned_points;
 };
 
@@ -65,29 +65,28 @@ int store_latest_run(struct store *st, const char *spec_path, struct store_run *
 /* Run id: 1 and *r, 0 if there is no such run, -1 on error. */
 int store_get_run(struct store *st, long long id, struct store_run *r);
 
-
 /* ---- launches and points ------------------------------------------------- */
 
 /* The layout fields a point carries besides the kernel's record. */
 struct store_layout {
-	const char *id;		/* e.g. "n2-ppn4-w2-wpn1-onload" */
+	const char *id; /* e.g. "n2-ppn4-w2-wpn1-onload" */
 	int nodes, ppn, workers, wpn;
-	const char *placement;	/* "dpu" | "onload" */
+	const char *placement; /* "dpu" | "onload" */
 };
 
 struct store_launch {
-	long long id;		/* set by store_launch_record() */
+	long long id; /* set by store_launch_record() */
 	long long run;
 	struct store_layout layout;
-	int repetition;		/* 1-based */
-	const char *argv;	/* shell-quoted for people */
-	int exit_status;	/* -1 could not start, else code or 128+signal */
+	int repetition;	  /* 1-based */
+	const char *argv; /* shell-quoted for people */
+	int exit_status;  /* -1 could not start, else code or 128+signal */
 	int timed_out;
-	const char *reason;	/* NULL when ok */
+	const char *reason; /* NULL when ok */
 	const char *log_path;
 	double wall_s;
-	const char *started, *finished;	/* ISO 8601 UTC */
-	int ok;			/* exit status 0 and every record stored */
+	const char *started, *finished; /* ISO 8601 UTC */
+	int ok;				/* exit status 0 and every record stored */
 };
 
 /* One kernel record (a point) with its launch's context. Every string is
@@ -113,10 +112,10 @@ struct store_point {
 	double oe_paper, oe_measured, overlap;
 	double total_us_min, total_us_median, total_us_max;
 	int valid;
-	const char *rank_hosts;	/* the JSON array, as text */
-	const char *raw;	/* the whole JSON line */
-	int ranks;		/* hosts + workers */
-	int bad_rank, bad_source;	/* invalid records: where validation failed */
+	const char *rank_hosts;	  /* the JSON array, as text */
+	const char *raw;	  /* the whole JSON line */
+	int ranks;		  /* hosts + workers */
+	int bad_rank, bad_source; /* invalid records: where validation failed */
 	long long bad_offset;
 	/* Bandwidths (bytes per second): bytes / comm_us, normalised as
 	 * nccl-tests does, and the transport's point to point one. */
@@ -136,11 +135,10 @@ struct store_point {
 void store_point_copy(struct store_point *dst, const struct store_point *src);
 void store_point_release(struct store_point *p);
 
-
 /* Whether (run, layout, repetition) already has a launch that ended ok
  * (retry_failed) or any recorded launch (!retry_failed): 1 yes, 0 no, -1 error. */
-int store_launch_done(struct store *st, long long run, const char *layout,
-		      int repetition, int retry_failed);
+int store_launch_done(struct store *st, long long run, const char *layout, int repetition,
+		      int retry_failed);
 
 /* The command line that ran the latest launch of layout in run that ended
  * ok: the launches table's argv column, as the sweep stored it (the
@@ -160,45 +158,43 @@ int store_foreach_launch(struct store *st, long long run,
 /* The latest attempt of (run, layout, repetition): whether it ended ok, its
  * wall time and its log's path (*log: the caller frees it). Returns 1, 0
  * when there is none (nothing set), -1 after error(). */
-int store_launch_get(struct store *st, long long run, const char *layout, int repetition,
-		     int *ok, double *wall_s, char **log);
+int store_launch_get(struct store *st, long long run, const char *layout, int repetition, int *ok,
+		     double *wall_s, char **log);
 
 /* Counts for a run: launches recorded (distinct layout+repetition), failed
  * ones among them (latest attempt not ok), and points stored (valid and not).
  * Any pointer may be NULL. */
-int store_run_counts(struct store *st, long long run, long long *launches,
-		     long long *failed, long long *points, long long *invalid);
+int store_run_counts(struct store *st, long long run, long long *launches, long long *failed,
+		     long long *points, long long *invalid);
 
 /* ---- batch jobs ---------------------------------------------------------- */
 
 /* One sbatch job of a submitted sweep. Strings are borrowed. */
 struct store_job {
 	const char *spec_path, *spec_hash;
-	const char *job_id;	/* as sbatch --parsable printed it */
-	int chunk, chunks;	/* 1-based chunk of how many */
-	const char *after;	/* the job it starts after, or NULL */
+	const char *job_id; /* as sbatch --parsable printed it */
+	int chunk, chunks;  /* 1-based chunk of how many */
+	const char *after;  /* the job it starts after, or NULL */
 	const char *script;
-	int exit_status;	/* -1: not known (not waited for) */
+	int exit_status; /* -1: not known (not waited for) */
 };
-
 
 /* A job of a spec not known to have ended (not waited for). */
 struct store_job_row {
 	long long id;
-	char *job_id;		/* "" while submitting (the id never came back) */
+	char *job_id; /* "" while submitting (the id never came back) */
 	char *script;
 };
 /* Those jobs of spec_path, oldest first, into *out (n of them; free with
  * store_job_rows_free()). 0 or -1. */
-int store_jobs_open(struct store *st, const char *spec_path, struct store_job_row **out,
-		    size_t *n);
+int store_jobs_open(struct store *st, const char *spec_path, struct store_job_row **out, size_t *n);
 void store_job_rows_free(struct store_job_row *rows, size_t n);
 
 /* ---- reading points ------------------------------------------------------ */
 
 /* store_foreach_point() / store_load_points() flags. */
 #define STORE_VALID_ONLY 0
-#define STORE_ALL_POINTS 1	/* include points recorded as invalid */
+#define STORE_ALL_POINTS 1 /* include points recorded as invalid */
 
 /* Calls fn for every point of run (ordered by layout, collective,
  * algorithm, assignment, bytes, repetition); stops early when fn returns
@@ -208,8 +204,8 @@ int store_foreach_point(struct store *st, long long run, int flags,
 			int (*fn)(const struct store_point *p, void *data), void *data);
 
 /* The same points as an array the caller owns: free with store_points_free(). */
-int store_load_points(struct store *st, long long run, int flags,
-		      struct store_point **out, size_t *n);
+int store_load_points(struct store *st, long long run, int flags, struct store_point **out,
+		      size_t *n);
 void store_points_free(struct store_point *pts, size_t n);
 
 #endif

@@ -25,59 +25,58 @@
 #include <unistd.h>
 
 /* Batch jobs that `sweetspot submit` queued (one per chunk of a sweep). */
-#define JOBS_SQL \
+#define JOBS_SQL                            \
 	"CREATE TABLE IF NOT EXISTS jobs (" \
-	" id INTEGER PRIMARY KEY," \
-	" spec_path TEXT NOT NULL," \
-	" spec_hash TEXT NOT NULL," \
-	" job_id TEXT NOT NULL," \
-	" chunk INTEGER NOT NULL," \
-	" chunks INTEGER NOT NULL," \
-	" after TEXT," \
-	" script TEXT NOT NULL," \
-	" submitted TEXT NOT NULL," \
+	" id INTEGER PRIMARY KEY,"          \
+	" spec_path TEXT NOT NULL,"         \
+	" spec_hash TEXT NOT NULL,"         \
+	" job_id TEXT NOT NULL,"            \
+	" chunk INTEGER NOT NULL,"          \
+	" chunks INTEGER NOT NULL,"         \
+	" after TEXT,"                      \
+	" script TEXT NOT NULL,"            \
+	" submitted TEXT NOT NULL,"         \
 	" exit_status INTEGER);"
 
 /* The points of schema 3. The axes beside the layout's are part of the
  * key, and NOT NULL ('' and 0 where they do not apply) because SQLite's
  * UNIQUE holds NULLs distinct. */
-#define POINTS_SQL(name) \
-	"CREATE TABLE " name " (" \
-	" id INTEGER PRIMARY KEY," \
-	" run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE," \
-	" launch INTEGER NOT NULL REFERENCES launches(id) ON DELETE CASCADE," \
-	" layout TEXT NOT NULL," \
-	" repetition INTEGER NOT NULL," \
-	" wpn INTEGER," \
-	" placement TEXT," \
-	" schema INTEGER," \
-	" mode TEXT NOT NULL DEFAULT ''," \
-	" collective TEXT NOT NULL," \
-	" algorithm TEXT NOT NULL," \
-	" assignment TEXT NOT NULL," \
-	" bytes INTEGER NOT NULL," \
-	" ranks INTEGER, hosts INTEGER, workers INTEGER, nodes INTEGER, ppn INTEGER," \
-	" iterations INTEGER, warmup INTEGER," \
-	" transport TEXT, device TEXT, host_source TEXT," \
-	" ref_us REAL, comm_us REAL, compute_us REAL, total_us REAL," \
-	" oe_paper REAL, oe_measured REAL, overlap REAL," \
-	" total_us_min REAL, total_us_median REAL, total_us_max REAL," \
-	" valid INTEGER NOT NULL," \
-	" bad_rank INTEGER, bad_source INTEGER, bad_offset INTEGER," \
-	" rank_hosts TEXT," \
-	" raw TEXT NOT NULL," \
-	POINTS_V3_COLUMNS "," \
+#define POINTS_SQL(name)                                                                    \
+	"CREATE TABLE " name " ("                                                           \
+	" id INTEGER PRIMARY KEY,"                                                          \
+	" run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"                      \
+	" launch INTEGER NOT NULL REFERENCES launches(id) ON DELETE CASCADE,"               \
+	" layout TEXT NOT NULL,"                                                            \
+	" repetition INTEGER NOT NULL,"                                                     \
+	" wpn INTEGER,"                                                                     \
+	" placement TEXT,"                                                                  \
+	" schema INTEGER,"                                                                  \
+	" mode TEXT NOT NULL DEFAULT '',"                                                   \
+	" collective TEXT NOT NULL,"                                                        \
+	" algorithm TEXT NOT NULL,"                                                         \
+	" assignment TEXT NOT NULL,"                                                        \
+	" bytes INTEGER NOT NULL,"                                                          \
+	" ranks INTEGER, hosts INTEGER, workers INTEGER, nodes INTEGER, ppn INTEGER,"       \
+	" iterations INTEGER, warmup INTEGER,"                                              \
+	" transport TEXT, device TEXT, host_source TEXT,"                                   \
+	" ref_us REAL, comm_us REAL, compute_us REAL, total_us REAL,"                       \
+	" oe_paper REAL, oe_measured REAL, overlap REAL,"                                   \
+	" total_us_min REAL, total_us_median REAL, total_us_max REAL,"                      \
+	" valid INTEGER NOT NULL,"                                                          \
+	" bad_rank INTEGER, bad_source INTEGER, bad_offset INTEGER,"                        \
+	" rank_hosts TEXT,"                                                                 \
+	" raw TEXT NOT NULL," POINTS_V3_COLUMNS ","                                         \
 	" UNIQUE (run, layout, repetition, collective, algorithm, assignment, bytes, mode," \
 	"  dtype, op, chunk, window, radix));"
 
 /* Schema 3's columns, as the table has them and as 2 -> 3 adds them. */
-#define POINTS_V3_COLUMNS \
-	" dtype TEXT NOT NULL DEFAULT ''," \
-	" op TEXT NOT NULL DEFAULT ''," \
-	" chunk INTEGER NOT NULL DEFAULT 0," \
-	" window INTEGER NOT NULL DEFAULT 0," \
-	" radix INTEGER NOT NULL DEFAULT 0," \
-	" algbw REAL, busbw REAL, p2p_bw REAL," \
+#define POINTS_V3_COLUMNS                                                       \
+	" dtype TEXT NOT NULL DEFAULT '',"                                      \
+	" op TEXT NOT NULL DEFAULT '',"                                         \
+	" chunk INTEGER NOT NULL DEFAULT 0,"                                    \
+	" window INTEGER NOT NULL DEFAULT 0,"                                   \
+	" radix INTEGER NOT NULL DEFAULT 0,"                                    \
+	" algbw REAL, busbw REAL, p2p_bw REAL,"                                 \
 	" ref_us_median REAL, compute_us_median REAL, oe_measured_median REAL," \
 	" calib_error REAL, calibrated INTEGER"
 
@@ -112,9 +111,8 @@ static const char schema_sql[] =
 	" started TEXT,"
 	" finished TEXT,"
 	" ok INTEGER NOT NULL);"
-	"CREATE INDEX launches_by_layout ON launches(run, layout, repetition);"
-	POINTS_SQL("points")
-	JOBS_SQL;
+	"CREATE INDEX launches_by_layout ON launches(run, layout, repetition);" POINTS_SQL("points")
+		JOBS_SQL;
 
 void store_sql_error(struct store *st, const char *what)
 {
@@ -170,14 +168,13 @@ void store_close(struct store *st)
 
 /* Schema 1 lacked the kernel's ranks and the where-it-went-wrong fields of
  * an invalid record; 2 has them as columns. */
-static const char migrate_1_2[] =
-	"BEGIN IMMEDIATE;"
-	"ALTER TABLE points ADD COLUMN ranks INTEGER;"
-	"ALTER TABLE points ADD COLUMN bad_rank INTEGER;"
-	"ALTER TABLE points ADD COLUMN bad_source INTEGER;"
-	"ALTER TABLE points ADD COLUMN bad_offset INTEGER;"
-	"PRAGMA user_version = 2;"
-	"COMMIT;";
+static const char migrate_1_2[] = "BEGIN IMMEDIATE;"
+				  "ALTER TABLE points ADD COLUMN ranks INTEGER;"
+				  "ALTER TABLE points ADD COLUMN bad_rank INTEGER;"
+				  "ALTER TABLE points ADD COLUMN bad_source INTEGER;"
+				  "ALTER TABLE points ADD COLUMN bad_offset INTEGER;"
+				  "PRAGMA user_version = 2;"
+				  "COMMIT;";
 
 /* Schema 3 adds the reductions' and schedules' axes, the bandwidths and
  * the calibration: columns added, then filled from each point's raw record
@@ -186,45 +183,44 @@ static const char migrate_1_2[] =
  * copied into one with the new key (SQLite's documented way). */
 /* Every column by name: a schema 2 table that came from 1 has ranks and
  * the bad_* columns last, a fresh one in the middle. */
-#define POINTS_V3_NAMES \
-	"id, run, launch, layout, repetition, wpn, placement, schema, mode, collective, " \
-	"algorithm, assignment, bytes, ranks, hosts, workers, nodes, ppn, iterations, warmup, " \
-	"transport, device, host_source, ref_us, comm_us, compute_us, total_us, oe_paper, " \
-	"oe_measured, overlap, total_us_min, total_us_median, total_us_max, valid, bad_rank, " \
+#define POINTS_V3_NAMES                                                                            \
+	"id, run, launch, layout, repetition, wpn, placement, schema, mode, collective, "          \
+	"algorithm, assignment, bytes, ranks, hosts, workers, nodes, ppn, iterations, warmup, "    \
+	"transport, device, host_source, ref_us, comm_us, compute_us, total_us, oe_paper, "        \
+	"oe_measured, overlap, total_us_min, total_us_median, total_us_max, valid, bad_rank, "     \
 	"bad_source, bad_offset, rank_hosts, raw, dtype, op, chunk, window, radix, algbw, busbw, " \
 	"p2p_bw, ref_us_median, compute_us_median, oe_measured_median, calib_error, calibrated"
 
-static const char migrate_2_3[] =
-	"BEGIN IMMEDIATE;"
-	"ALTER TABLE points ADD COLUMN dtype TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE points ADD COLUMN op TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE points ADD COLUMN chunk INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE points ADD COLUMN window INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE points ADD COLUMN radix INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE points ADD COLUMN algbw REAL;"
-	"ALTER TABLE points ADD COLUMN busbw REAL;"
-	"ALTER TABLE points ADD COLUMN p2p_bw REAL;"
-	"ALTER TABLE points ADD COLUMN ref_us_median REAL;"
-	"ALTER TABLE points ADD COLUMN compute_us_median REAL;"
-	"ALTER TABLE points ADD COLUMN oe_measured_median REAL;"
-	"ALTER TABLE points ADD COLUMN calib_error REAL;"
-	"ALTER TABLE points ADD COLUMN calibrated INTEGER;"
-	"UPDATE points SET"
-	" dtype = coalesce(json_extract(raw, '$.dtype'), ''),"
-	" op = coalesce(json_extract(raw, '$.op'), ''),"
-	" chunk = coalesce(json_extract(raw, '$.chunk'), 0),"
-	" window = coalesce(json_extract(raw, '$.window'), 0),"
-	" radix = coalesce(json_extract(raw, '$.radix'), 0),"
-	" algbw = json_extract(raw, '$.algbw'),"
-	" busbw = json_extract(raw, '$.busbw'),"
-	" p2p_bw = json_extract(raw, '$.p2p_bw')"
-	" WHERE json_valid(raw);"
-	POINTS_SQL("points_v3")
-	"INSERT INTO points_v3 (" POINTS_V3_NAMES ") SELECT " POINTS_V3_NAMES " FROM points;"
-	"DROP TABLE points;"
-	"ALTER TABLE points_v3 RENAME TO points;"
-	"PRAGMA user_version = 3;"
-	"COMMIT;";
+static const char migrate_2_3[] = "BEGIN IMMEDIATE;"
+				  "ALTER TABLE points ADD COLUMN dtype TEXT NOT NULL DEFAULT '';"
+				  "ALTER TABLE points ADD COLUMN op TEXT NOT NULL DEFAULT '';"
+				  "ALTER TABLE points ADD COLUMN chunk INTEGER NOT NULL DEFAULT 0;"
+				  "ALTER TABLE points ADD COLUMN window INTEGER NOT NULL DEFAULT 0;"
+				  "ALTER TABLE points ADD COLUMN radix INTEGER NOT NULL DEFAULT 0;"
+				  "ALTER TABLE points ADD COLUMN algbw REAL;"
+				  "ALTER TABLE points ADD COLUMN busbw REAL;"
+				  "ALTER TABLE points ADD COLUMN p2p_bw REAL;"
+				  "ALTER TABLE points ADD COLUMN ref_us_median REAL;"
+				  "ALTER TABLE points ADD COLUMN compute_us_median REAL;"
+				  "ALTER TABLE points ADD COLUMN oe_measured_median REAL;"
+				  "ALTER TABLE points ADD COLUMN calib_error REAL;"
+				  "ALTER TABLE points ADD COLUMN calibrated INTEGER;"
+				  "UPDATE points SET"
+				  " dtype = coalesce(json_extract(raw, '$.dtype'), ''),"
+				  " op = coalesce(json_extract(raw, '$.op'), ''),"
+				  " chunk = coalesce(json_extract(raw, '$.chunk'), 0),"
+				  " window = coalesce(json_extract(raw, '$.window'), 0),"
+				  " radix = coalesce(json_extract(raw, '$.radix'), 0),"
+				  " algbw = json_extract(raw, '$.algbw'),"
+				  " busbw = json_extract(raw, '$.busbw'),"
+				  " p2p_bw = json_extract(raw, '$.p2p_bw')"
+				  " WHERE json_valid(raw);" POINTS_SQL(
+					  "points_v3") "INSERT INTO points_v3 (" POINTS_V3_NAMES
+						       ") SELECT " POINTS_V3_NAMES " FROM points;"
+						       "DROP TABLE points;"
+						       "ALTER TABLE points_v3 RENAME TO points;"
+						       "PRAGMA user_version = 3;"
+						       "COMMIT;";
 
 /* Checks user_version and that the tables are ours. Returns 0 with *fresh set
  * when the file is empty (a new database), or -1 after error(). */
@@ -237,8 +233,10 @@ static int check_schema(struct store *st, int *fresh, long long *versionp)
 	if (store_query_int(st, "PRAGMA user_version", &version))
 		return -1;
 	if (version > STORE_SCHEMA_VERSION)
-		return error("%s: written by a newer sweetspot (schema %lld; this one reads up to %d); "
-			     "left untouched", st->path, version, STORE_SCHEMA_VERSION);
+		return error(
+			"%s: written by a newer sweetspot (schema %lld; this one reads up to %d); "
+			"left untouched",
+			st->path, version, STORE_SCHEMA_VERSION);
 	if (store_query_int(st, "SELECT count(*) FROM sqlite_master", &tables))
 		return -1;
 	if (version == 0 && tables == 0) {
@@ -328,7 +326,8 @@ int store_open(const char *path, int flags, struct store **out)
 	oflags |= st->writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	rc = sqlite3_open_v2(path, &st->db, oflags, NULL);
 	if (rc != SQLITE_OK) {
-		error("%s: cannot open: %s", path, st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		error("%s: cannot open: %s", path,
+		      st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
 	/* A sweep and a reader may overlap: wait for the other's transaction. */
@@ -340,7 +339,8 @@ int store_open(const char *path, int flags, struct store **out)
 		goto fail;
 	if (version && version < STORE_SCHEMA_VERSION && !st->writable) {
 		error("%s: schema %lld, older than this sweetspot's %d: any 'sweetspot run' on it "
-		      "upgrades it", path, version, STORE_SCHEMA_VERSION);
+		      "upgrades it",
+		      path, version, STORE_SCHEMA_VERSION);
 		goto fail;
 	}
 	if (fresh && !st->writable) {

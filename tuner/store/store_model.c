@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MODEL_COLS "L, g_read, g_write, g_share, net_L, net_g_read, net_g_write, net_g_share, " \
+#define MODEL_COLS                                                                         \
+	"L, g_read, g_write, g_share, net_L, net_g_read, net_g_write, net_g_share, "       \
 	"pcie_L, pcie_g_read, pcie_g_write, pcie_g_share, o, g_reduce, g_copy, poll, t0, " \
 	"resid, noise, r2, npoints, calibrated"
 
@@ -49,8 +50,8 @@ static void param_ptrs(struct model_params *p, double **v)
 
 #define NREAL (4 * PATH_N + 8)
 
-int store_model_save(struct store *st, const char *spec_path, const char *spec_hash,
-		     long long run, const char *transport, const struct model_params *p)
+int store_model_save(struct store *st, const char *spec_path, const char *spec_hash, long long run,
+		     const char *transport, const struct model_params *p)
 {
 	struct model_params c = *p;
 	double *v[NREAL];
@@ -59,8 +60,10 @@ int store_model_save(struct store *st, const char *spec_path, const char *spec_h
 	int rc;
 
 	if (store_need_writable(st) || store_exec(st, model_schema) ||
-	    store_prepare(st, "INSERT INTO model_params (spec_path, spec_hash, run, transport, created, "
-			  MODEL_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    store_prepare(st,
+			  "INSERT INTO model_params (spec_path, spec_hash, run, transport, "
+			  "created, " MODEL_COLS
+			  ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 			  &stmt))
 		return -1;
 	param_ptrs(&c, v);
@@ -92,12 +95,15 @@ int store_model_load(struct store *st, const char *spec_path, const char *spec_h
 	long long have = 0;
 	int rc;
 
-	if (store_query_int(st, "SELECT count(*) FROM sqlite_master WHERE name = 'model_params'", &have))
+	if (store_query_int(st, "SELECT count(*) FROM sqlite_master WHERE name = 'model_params'",
+			    &have))
 		return -1;
 	if (!have)
 		return 0;
-	if (store_prepare(st, "SELECT run, " MODEL_COLS " FROM model_params WHERE spec_path = ? "
-			  "AND spec_hash = ? ORDER BY id DESC LIMIT 1", &stmt))
+	if (store_prepare(st,
+			  "SELECT run, " MODEL_COLS " FROM model_params WHERE spec_path = ? "
+			  "AND spec_hash = ? ORDER BY id DESC LIMIT 1",
+			  &stmt))
 		return -1;
 	store_bind_text(stmt, 1, spec_path);
 	store_bind_text(stmt, 2, spec_hash);

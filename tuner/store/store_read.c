@@ -35,7 +35,8 @@ void store_run_release(struct store_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-#define RUN_COLUMNS "id, spec_path, spec_hash, started, finished, host, launcher, " \
+#define RUN_COLUMNS                                                     \
+	"id, spec_path, spec_hash, started, finished, host, launcher, " \
 	"sweetspot_version, ompi_version, slurm_version, status, planned_launches, planned_points"
 
 static void run_from_row(sqlite3_stmt *stmt, struct store_run *r)
@@ -78,11 +79,14 @@ int store_latest_run(struct store *st, const char *spec_path, struct store_run *
 	sqlite3_stmt *stmt = NULL;
 
 	if (spec_path) {
-		if (store_prepare(st, "SELECT " RUN_COLUMNS " FROM runs WHERE spec_path = ?1 "
-			    "ORDER BY id DESC LIMIT 1", &stmt))
+		if (store_prepare(st,
+				  "SELECT " RUN_COLUMNS " FROM runs WHERE spec_path = ?1 "
+				  "ORDER BY id DESC LIMIT 1",
+				  &stmt))
 			return -1;
 		sqlite3_bind_text(stmt, 1, spec_path, -1, SQLITE_TRANSIENT);
-	} else if (store_prepare(st, "SELECT " RUN_COLUMNS " FROM runs ORDER BY id DESC LIMIT 1", &stmt)) {
+	} else if (store_prepare(st, "SELECT " RUN_COLUMNS " FROM runs ORDER BY id DESC LIMIT 1",
+				 &stmt)) {
 		return -1;
 	}
 	return get_one_run(st, stmt, r);
@@ -123,16 +127,18 @@ static int launch_step(struct store *st, sqlite3_stmt *stmt)
 	return -1;
 }
 
-int store_launch_done(struct store *st, long long run, const char *layout,
-		      int repetition, int retry_failed)
+int store_launch_done(struct store *st, long long run, const char *layout, int repetition,
+		      int retry_failed)
 {
 	sqlite3_stmt *stmt = NULL;
 	int rc;
 
-	if (launch_query(st, retry_failed
-		    ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3 AND ok"
-		    : "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
-		    run, layout, &stmt))
+	if (launch_query(st,
+			 retry_failed ? "SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND "
+					"repetition = ?3 AND ok" :
+					"SELECT 1 FROM launches WHERE run = ?1 AND layout = ?2 AND "
+					"repetition = ?3",
+			 run, layout, &stmt))
 		return -1;
 	sqlite3_bind_int(stmt, 3, repetition);
 	rc = launch_step(st, stmt);
@@ -146,8 +152,10 @@ int store_launch_command(struct store *st, long long run, const char *layout, ch
 	int ret;
 
 	*out = NULL;
-	if (launch_query(st, "SELECT argv FROM launches WHERE run = ?1 AND layout = ?2 AND ok"
-			 " ORDER BY id DESC LIMIT 1", run, layout, &stmt))
+	if (launch_query(st,
+			 "SELECT argv FROM launches WHERE run = ?1 AND layout = ?2 AND ok"
+			 " ORDER BY id DESC LIMIT 1",
+			 run, layout, &stmt))
 		return -1;
 	if ((ret = launch_step(st, stmt)) > 0)
 		*out = xstrdup(store_col_text(stmt, 0));
@@ -161,8 +169,10 @@ int store_foreach_launch(struct store *st, long long run,
 	sqlite3_stmt *stmt = NULL;
 	int rc, ret = 0;
 
-	if (store_prepare(st, "SELECT id, layout, repetition, exit_status, timed_out, reason, "
-		    "log_path, wall_s, ok FROM launches WHERE run = ?1 ORDER BY id", &stmt))
+	if (store_prepare(st,
+			  "SELECT id, layout, repetition, exit_status, timed_out, reason, "
+			  "log_path, wall_s, ok FROM launches WHERE run = ?1 ORDER BY id",
+			  &stmt))
 		return -1;
 	sqlite3_bind_int64(stmt, 1, run);
 	while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -174,7 +184,8 @@ int store_foreach_launch(struct store *st, long long run,
 		l.repetition = store_col_int(stmt, 2);
 		l.exit_status = store_col_int(stmt, 3);
 		l.timed_out = store_col_int(stmt, 4) > 0;
-		l.reason = sqlite3_column_type(stmt, 5) == SQLITE_NULL ? NULL : store_col_text(stmt, 5);
+		l.reason = sqlite3_column_type(stmt, 5) == SQLITE_NULL ? NULL :
+									 store_col_text(stmt, 5);
 		l.log_path = store_col_text(stmt, 6);
 		l.wall_s = store_col_double(stmt, 7);
 		l.ok = store_col_int(stmt, 8) > 0;
@@ -188,14 +199,16 @@ int store_foreach_launch(struct store *st, long long run,
 	return ret;
 }
 
-int store_launch_get(struct store *st, long long run, const char *layout, int repetition,
-		     int *ok, double *wall_s, char **log)
+int store_launch_get(struct store *st, long long run, const char *layout, int repetition, int *ok,
+		     double *wall_s, char **log)
 {
 	sqlite3_stmt *stmt = NULL;
 	int ret;
 
-	if (launch_query(st, "SELECT ok, wall_s, log_path FROM launches WHERE run = ?1 AND"
-			 " layout = ?2 AND repetition = ?3 ORDER BY id DESC LIMIT 1", run, layout, &stmt))
+	if (launch_query(st,
+			 "SELECT ok, wall_s, log_path FROM launches WHERE run = ?1 AND"
+			 " layout = ?2 AND repetition = ?3 ORDER BY id DESC LIMIT 1",
+			 run, layout, &stmt))
 		return -1;
 	sqlite3_bind_int(stmt, 3, repetition);
 	if ((ret = launch_step(st, stmt)) > 0) {
@@ -207,14 +220,16 @@ int store_launch_get(struct store *st, long long run, const char *layout, int re
 	return ret;
 }
 
-int store_run_counts(struct store *st, long long run, long long *launches,
-		     long long *failed, long long *points, long long *invalid)
+int store_run_counts(struct store *st, long long run, long long *launches, long long *failed,
+		     long long *points, long long *invalid)
 {
 	sqlite3_stmt *stmt = NULL;
 	int ret = -1;
 
 	/* The latest attempt of each layout and repetition decides. */
-	if (store_prepare(st, "SELECT count(*), coalesce(sum(NOT ok), 0), "
+	if (store_prepare(
+		    st,
+		    "SELECT count(*), coalesce(sum(NOT ok), 0), "
 		    " (SELECT count(*) FROM points WHERE run = ?1),"
 		    " (SELECT count(*) FROM points WHERE run = ?1 AND NOT valid)"
 		    " FROM launches l WHERE run = ?1 AND id = (SELECT max(id) FROM launches"
@@ -264,7 +279,8 @@ static void point_from_row(sqlite3_stmt *stmt, struct store_point *p)
 			break;
 		case REC_LL:
 			*(long long *)at = sqlite3_column_type(stmt, i) == SQLITE_NULL ?
-						   -1 : sqlite3_column_int64(stmt, i);
+						   -1 :
+						   sqlite3_column_int64(stmt, i);
 			break;
 		case REC_U64:
 			*(uint64_t *)at = (uint64_t)sqlite3_column_int64(stmt, i);
@@ -278,8 +294,10 @@ static void point_from_row(sqlite3_stmt *stmt, struct store_point *p)
 		case REC_BOOL:
 			*(int *)at = sqlite3_column_int(stmt, i);
 			break;
-		case REC_TRI:	/* stored 1, 0 or NULL */
-			*(int *)at = store_col_int(stmt, i) < 0 ? 0 : store_col_int(stmt, i) ? 1 : -1;
+		case REC_TRI: /* stored 1, 0 or NULL */
+			*(int *)at = store_col_int(stmt, i) < 0 ? 0 :
+				     store_col_int(stmt, i)	? 1 :
+								  -1;
 			break;
 		}
 		i++;
@@ -300,7 +318,8 @@ int store_foreach_point(struct store *st, long long run, int flags,
 	sql = xasprintf("SELECT %s FROM points WHERE run = ?1 AND (valid OR ?2) "
 			"ORDER BY (SELECT min(id) FROM launches WHERE run = points.run AND "
 			"layout = points.layout), collective, algorithm, assignment, bytes, dtype, "
-			"op, chunk, window, radix, mode, repetition", cols);
+			"op, chunk, window, radix, mode, repetition",
+			cols);
 	free(cols);
 	rc = store_prepare(st, sql, &stmt);
 	free(sql);
@@ -342,8 +361,8 @@ static int load_one(const struct store_point *p, void *data)
 	return 0;
 }
 
-int store_load_points(struct store *st, long long run, int flags,
-		      struct store_point **out, size_t *n)
+int store_load_points(struct store *st, long long run, int flags, struct store_point **out,
+		      size_t *n)
 {
 	struct load_state ls = { NULL, 0, 0 };
 
@@ -365,8 +384,7 @@ void store_points_free(struct store_point *pts, size_t n)
 	free(pts);
 }
 
-int store_jobs_open(struct store *st, const char *spec_path, struct store_job_row **out,
-		    size_t *n)
+int store_jobs_open(struct store *st, const char *spec_path, struct store_job_row **out, size_t *n)
 {
 	sqlite3_stmt *stmt = NULL;
 	size_t alloc = 0;
@@ -374,8 +392,10 @@ int store_jobs_open(struct store *st, const char *spec_path, struct store_job_ro
 
 	*out = NULL;
 	*n = 0;
-	if (store_prepare(st, "SELECT id, job_id, script FROM jobs WHERE spec_path = ?1 AND "
-			  "exit_status IS NULL ORDER BY id", &stmt))
+	if (store_prepare(st,
+			  "SELECT id, job_id, script FROM jobs WHERE spec_path = ?1 AND "
+			  "exit_status IS NULL ORDER BY id",
+			  &stmt))
 		return -1;
 	sqlite3_bind_text(stmt, 1, spec_path, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {

@@ -30,9 +30,12 @@ int store_run_begin(struct store *st, struct store_run *r)
 		return -1;
 	if (!r->started)
 		r->started = timestamp_now_iso();
-	if (store_prepare(st, "INSERT INTO runs (spec_path, spec_hash, started, host, launcher, "
+	if (store_prepare(
+		    st,
+		    "INSERT INTO runs (spec_path, spec_hash, started, host, launcher, "
 		    "sweetspot_version, ompi_version, slurm_version, status, planned_launches, "
-		    "planned_points) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?10)", &stmt))
+		    "planned_points) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'running', ?9, ?10)",
+		    &stmt))
 		return -1;
 	store_bind_text(stmt, 1, r->spec_path);
 	store_bind_text(stmt, 2, r->spec_hash);
@@ -87,10 +90,13 @@ static int insert_launch(struct store *st, struct store_launch *l)
 	sqlite3_stmt *stmt = NULL;
 	int ret = -1;
 
-	if (store_prepare(st, "INSERT INTO launches (run, layout, nodes, ppn, workers, wpn, placement, "
+	if (store_prepare(
+		    st,
+		    "INSERT INTO launches (run, layout, nodes, ppn, workers, wpn, placement, "
 		    "repetition, argv, exit_status, timed_out, reason, log_path, wall_s, started, "
 		    "finished, ok) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-		    "?14, ?15, ?16, ?17)", &stmt))
+		    "?14, ?15, ?16, ?17)",
+		    &stmt))
 		return -1;
 	sqlite3_bind_int64(stmt, 1, l->run);
 	store_bind_text(stmt, 2, l->layout.id);
@@ -143,7 +149,7 @@ static void bind_field(sqlite3_stmt *stmt, int i, const struct store_point *p,
 		store_bind_int(stmt, i, *(const long long *)at);
 		break;
 	case REC_U64:
-		sqlite3_bind_int64(stmt, i, (sqlite3_int64)*(const uint64_t *)at);
+		sqlite3_bind_int64(stmt, i, (sqlite3_int64) * (const uint64_t *)at);
 		break;
 	case REC_UINT:
 		sqlite3_bind_int64(stmt, i, *(const unsigned *)at);
@@ -193,7 +199,8 @@ static int insert_points(struct store *st, const struct store_launch *l,
 		sqlite3_reset(stmt);
 		sqlite3_clear_bindings(stmt);
 		for (size_t f = 0; f < rec_nfields; f++)
-			if ((rec_fields[f].flags & REC_COLUMN) && !(rec_fields[f].flags & REC_ROWID))
+			if ((rec_fields[f].flags & REC_COLUMN) &&
+			    !(rec_fields[f].flags & REC_ROWID))
 				bind_field(stmt, k++, &p, &rec_fields[f]);
 		if (sqlite3_step(stmt) != SQLITE_DONE) {
 			error("%s: cannot store point %zu of launch %s r%d (%s %s %s %llu): %s",
@@ -210,15 +217,17 @@ out:
 	return ret;
 }
 
-int store_launch_record(struct store *st, struct store_launch *l,
-			const struct store_point *pts, size_t n)
+int store_launch_record(struct store *st, struct store_launch *l, const struct store_point *pts,
+			size_t n)
 {
 	sqlite3_stmt *stmt = NULL;
 
 	if (store_need_writable(st) || store_exec(st, "BEGIN IMMEDIATE"))
 		return -1;
 	/* A retried launch replaces what an earlier attempt stored. */
-	if (store_prepare(st, "DELETE FROM points WHERE run = ?1 AND layout = ?2 AND repetition = ?3", &stmt))
+	if (store_prepare(st,
+			  "DELETE FROM points WHERE run = ?1 AND layout = ?2 AND repetition = ?3",
+			  &stmt))
 		goto fail;
 	sqlite3_bind_int64(stmt, 1, l->run);
 	sqlite3_bind_text(stmt, 2, l->layout.id, -1, SQLITE_TRANSIENT);
@@ -250,7 +259,9 @@ int store_job_record(struct store *st, const struct store_job *j, long long *id)
 	int ret = -1;
 
 	if (store_need_writable(st) ||
-	    store_prepare(st, "INSERT INTO jobs (spec_path, spec_hash, job_id, chunk, chunks, after, "
+	    store_prepare(
+		    st,
+		    "INSERT INTO jobs (spec_path, spec_hash, job_id, chunk, chunks, after, "
 		    "script, submitted, exit_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 		    &stmt))
 		goto out;
@@ -303,8 +314,10 @@ int store_job_set_id(struct store *st, long long id, const char *job_id)
 	int ret = -1;
 
 	if (store_need_writable(st) ||
-	    store_prepare(st, job_id ? "UPDATE jobs SET job_id = ?2 WHERE id = ?1"
-				     : "DELETE FROM jobs WHERE id = ?1", &stmt))
+	    store_prepare(st,
+			  job_id ? "UPDATE jobs SET job_id = ?2 WHERE id = ?1" :
+				   "DELETE FROM jobs WHERE id = ?1",
+			  &stmt))
 		return -1;
 	sqlite3_bind_int64(stmt, 1, id);
 	if (job_id)

@@ -23,8 +23,8 @@ int store_run_end(struct store *st, long long run, const char *status);
  * launch row, then (after deleting points of earlier attempts of the same
  * run, layout and repetition) every point with l->layout's fields. On any
  * failure nothing is written and -1 is returned. l->id is set. */
-int store_launch_record(struct store *st, struct store_launch *l,
-			const struct store_point *pts, size_t n);
+int store_launch_record(struct store *st, struct store_launch *l, const struct store_point *pts,
+			size_t n);
 
 /* ---- batch jobs ---------------------------------------------------------- */
 

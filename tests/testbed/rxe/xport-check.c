@@ -30,7 +30,9 @@ static int check(const unsigned char *got, int from, size_t bytes, int rank, con
 {
 	for (size_t i = 0; i < bytes; i++) {
 		if (got[i] != pattern(from, i)) {
-			fprintf(stderr, "xport-check: rank %d: %s: byte %zu is 0x%02x, want 0x%02x (from rank %d)\n",
+			fprintf(stderr,
+				"xport-check: rank %d: %s: byte %zu is 0x%02x, want 0x%02x (from "
+				"rank %d)\n",
 				rank, what, i, got[i], pattern(from, i), from);
 			return -1;
 		}
@@ -74,7 +76,7 @@ int main(int argc, char **argv)
 		i++;
 	}
 	cfg.fault = getenv("SWEETSPOT_FAULT");
-	cfg.bytes = 2 * (size_t)bytes;	/* [0, bytes): ours; [bytes, 2 bytes): received */
+	cfg.bytes = 2 * (size_t)bytes; /* [0, bytes): ours; [bytes, 2 bytes): received */
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -124,14 +126,17 @@ int main(int argc, char **argv)
 	int bad = rc != 0, anybad = 0;
 	MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("xport-check: %d ranks on %s, %ld bytes in %ld-byte pieces: write %s, read %s\n",
-		       size, t->device, bytes, chunk, anybad ? "FAILED" : "ok", anybad ? "FAILED" : "ok");
+		printf("xport-check: %d ranks on %s, %ld bytes in %ld-byte pieces: write %s, read "
+		       "%s\n",
+		       size, t->device, bytes, chunk, anybad ? "FAILED" : "ok",
+		       anybad ? "FAILED" : "ok");
 	if (t->ops->fini(t))
 		anybad = 1;
 	free(t);
 	MPI_Finalize();
 	return anybad ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: xport-check [--device D] [--ib-port N] [--gid-index N] [--bytes N] [--chunk N]\n");
+	fprintf(stderr, "usage: xport-check [--device D] [--ib-port N] [--gid-index N] [--bytes N] "
+			"[--chunk N]\n");
 	return 2;
 }
