@@ -11,7 +11,7 @@ mpich libmpich-dev libsimgrid-dev
 slurm-wlm slurmctld slurmd slurm-client munge
 libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest
 qemu-system-x86 busybox-static kmod cpio
-clang libclang-rt-14-dev llvm
+clang libclang-rt-14-dev llvm clang-format
 sqlite3 gnuplot-nox iproute2 procps time mandoc bsdextrautils
 chromium"
 # build: the tuner (libconfig, SQLite, Jansson) and the kernel;
@@ -22,6 +22,7 @@ chromium"
 # clang, its sanitizer and libFuzzer runtimes (libclang-rt-14-dev), and
 # llvm-symbolizer (llvm), without which LeakSanitizer sees no function names
 # and tests/fuzz/lsan.supp matches nothing: the ASan build and the fuzzers;
+# clang-format, which tests/cli/style.t holds every C file to;
 # the command-line tools the tests and `make demo` call (bsdextrautils: col,
 # for the man-page checks); chromium, which report.t renders the report
 # page with.
