@@ -40,9 +40,12 @@ ci_ok() {
 ok "every CI holds its median, and has a width" ci_ok "$TMP/fig/oe-bcast-direct-block.dat"
 like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 " "1 worker at 256K: median of 3 launches, CI their min-max"
 like "$TMP/fig/figures.gp" "using 1:2:3:4 with yerrorlines lt 1 " "drawn as error bars, the palette's first colour and marker"
-# The set as recommend decides it: at 256K the knee's layouts are in it
-# (3 launches each cannot be told apart), the single worker far below is not.
-like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 0 " "1 worker is not in the set"
+# The set as recommend decides it: at 1M, where the machine's pooled noise
+# model holds (decide.h), the single worker far below the knee is out of it.
+# (At 256K and 4M a check of that model fails, and rank tests on 3 launches
+# against 3 can show no configuration worse: all are in the set.)
+like "$TMP/fig/oe-bcast-direct-block.dat" "^1 14.6700 14.2100 15.4900 [01] 13.3900 13.3700 13.6500 0 " \
+	"1 worker is not in the set where the noise model holds"
 ok "some layout past the knee is in the set" awk '!/^#/ && $5 == 1 { found = 1 } END { exit !found }' \
 	"$TMP/fig/oe-bcast-direct-block.dat"
 like "$TMP/fig/figures.gp" "with points pt 6 .* title 'the set'" "the set drawn as rings"
@@ -52,18 +55,25 @@ like "$TMP/fig/wpn-bcast-direct-block.dat" "^# workers oe@wpn1 oe_lo@wpn1 oe_hi@
 ok "and its CIs" ci_ok "$TMP/fig/wpn-bcast-direct-block.dat"
 ok "no placement figure with DPUs only" test ! -e "$TMP/fig/placement-bcast-direct-block.png"
 
+# jit(r, k): launch r's relative offset from its configuration's median, in
+# steps of 2% (0, +1, -1, or 0, -1, +1 as k is even or odd): the same noise
+# on the log scale for every configuration, and no trend all launches share
+# (what a drifting machine looks like to the decision's checks, pooled.h).
+JIT='function jit(r, k) { return r == 1 ? 0 : ((r == 2) == (k % 2 == 0) ? 1 : -1) }'
+
 # Both placements: DPU against onload, the cores each leaves in the legend.
 awk 'BEGIN { OFS = ","
 	print "nodes,ppn,layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,valid"
 	for (pi = 0; pi < 2; pi++) { pl = pi ? "onload" : "dpu"
 		for (wpn = 1; wpn <= 2; wpn++) for (n = 1; n <= 2; n++) { w = wpn * n
 			for (r = 1; r <= 3; r++)
-				print 2, 6, "n2-ppn6-w" w "-wpn" wpn "-" pl, "bcast", "direct", "block", 65536, w, wpn, pl, r, (pi ? 40 : 50) + 10 * w + r, 100 + r, 1 } } }' >"$TMP/both.csv"
+				print 2, 6, "n2-ppn6-w" w "-wpn" wpn "-" pl, "bcast", "direct", "block", 65536, w, wpn, pl, r, ((pi ? 40 : 50) + 10 * w + 2) * (1 + 0.02 * jit(r, w + wpn + pi)), 100 + r, 1 } } }
+	'"$JIT" >"$TMP/both.csv"
 exits_with 0 "figures from both placements" sweetspot plot --csv "$TMP/both.csv" -o "$TMP/figp"
 ok "a placement figure" is_png "$TMP/figp/placement-bcast-direct-block.png"
 like "$TMP/figp/placement-bcast-direct-block.dat" "^# workers oe@dpu oe_lo@dpu oe_hi@dpu set@dpu oe@onload-wpn1 oe_lo@onload-wpn1 oe_hi@onload-wpn1 set@onload-wpn1 oe@onload-wpn2 " \
 	"DPU and onload per WPN, with CIs"
-like "$TMP/figp/placement-bcast-direct-block.dat" "^4 92.0000 91.0000 93.0000 1 \? \? \? 0 82.0000 81.0000 83.0000 0$" "the values: medians of 3 launches"
+like "$TMP/figp/placement-bcast-direct-block.dat" "^4 92.0000 90.1600 93.8400 1 \? \? \? 0 82.0000 80.3600 83.6400 0$" "the values: medians of 3 launches"
 like "$TMP/figp/figures.gp" "title 'DPU: the application keeps all 8 cores/node'" "DPU workers leave every core"
 like "$TMP/figp/figures.gp" "title 'onload WPN 2: the application keeps 6 of 8 cores/node'" "onload takes WPN of them"
 ok "a figure per schedule where a collective holds two algorithms" is_png "$TMP/fig/sched-allgather-4M.png"
@@ -75,12 +85,13 @@ awk 'BEGIN { OFS = ","
 	print "nodes,ppn,layout,collective,algorithm,assignment,bytes,workers,wpn,placement,repetition,oe_measured,total_us,valid"
 	split("slice assigned knomial ring recdbl", alg, " ")
 	for (a = 1; a <= 5; a++) for (s = 0; s < 2; s++) for (w = 1; w <= 4; w *= 2) for (r = 1; r <= 3; r++)
-		print 1, 8, "n1-ppn8-w" w "-wpn" w "-onload", "allreduce", alg[a], s ? "cyclic" : "block", 65536, w, w, "onload", r, 10 * a + 5 * w + s + r, 100 + r, 1 }' >"$TMP/sched.csv"
+		print 1, 8, "n1-ppn8-w" w "-wpn" w "-onload", "allreduce", alg[a], s ? "cyclic" : "block", 65536, w, w, "onload", r, (10 * a + 5 * w + s + 2) * (1 + 0.02 * jit(r, a + w + s)), 100 + r, 1 }
+	'"$JIT" >"$TMP/sched.csv"
 exits_with 0 "figures from five schedules" sweetspot plot --csv "$TMP/sched.csv" -o "$TMP/figs"
 ok "a schedules figure for allreduce at 64K" is_png "$TMP/figs/sched-allreduce-64K.png"
 like "$TMP/figs/sched-allreduce-64K.dat" "^# workers oe@assigned oe_lo@assigned oe_hi@assigned set@assigned oe@knomial oe_lo@knomial oe_hi@knomial set@knomial oe@recdbl oe_lo@recdbl oe_hi@recdbl set@recdbl oe@ring oe_lo@ring oe_hi@ring set@ring oe@slice oe_lo@slice oe_hi@slice set@slice$" \
 	"its data: one column block (median, CI) per algorithm"
-like "$TMP/figs/sched-allreduce-64K.dat" "^2 33.0000 32.0000 34.0000 0 43.0000 42.0000 44.0000 0 63.0000 62.0000 64.0000 0 53.0000 52.0000 54.0000 0 23.0000 22.0000 24.0000 0$" \
+like "$TMP/figs/sched-allreduce-64K.dat" "^2 33.0000 32.3400 33.6600 0 43.0000 42.1400 43.8600 0 63.0000 61.7400 64.2600 0 53.0000 51.9400 54.0600 0 23.0000 22.5400 23.4600 0$" \
 	"the best assignment's median of 3 launches, CI their min-max"
 ok "and CIs that hold their medians" ci_ok "$TMP/figs/sched-allreduce-64K.dat"
 like "$TMP/figs/figures.gp" "'sched-allreduce-64K.dat' using 1:14:15:16 with yerrorlines .* title 'slice'" "drawn with error bars, one titled line each"
