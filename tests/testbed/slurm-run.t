@@ -57,13 +57,20 @@ why() {
 measurements() { sweetspot plan "$1" --json | sed -n 's/.*"measurements":\([0-9]*\).*/\1/p'; }
 launches() { sweetspot plan "$1" --json | sed -n 's/.*"launches":\([0-9]*\).*/\1/p'; }
 
-# placement_ok DB RUN: every valid point's rank_hosts is its launch's slurm.hostfile.
+# placement_ok DB RUN: every valid point's rank_hosts is its launch's
+# placement: slurm.hostfile (srun), or the rankfile's hosts in rank order
+# (mpirun: a launch folder holds its own launcher's files only).
 placement_ok() {
 	sqlite3 -separator ' ' "$1" "SELECT p.rank_hosts, l.log_path FROM points p JOIN launches l
 		ON l.id = p.launch WHERE p.run = $2 AND p.valid" >"$TMP/ph" || return 1
 	[ -s "$TMP/ph" ] || return 1
 	while read -r hosts log; do
-		want=$(tr '\n' ',' <"$(dirname "$log")/slurm.hostfile" | sed 's/,$//')
+		d=$(dirname "$log")
+		if [ -f "$d/slurm.hostfile" ]; then
+			want=$(tr '\n' ',' <"$d/slurm.hostfile" | sed 's/,$//')
+		else
+			want=$(sed -n 's/^rank [0-9]*=\([^ ]*\) .*/\1/p' "$d/rankfile" | tr '\n' ',' | sed 's/,$//')
+		fi
 		got=$(printf '%s' "$hosts" | tr -d '[]"')
 		[ "$got" = "$want" ] || { diag "ran on $got, planned $want"; return 1; }
 	done <"$TMP/ph"
