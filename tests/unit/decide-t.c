@@ -68,9 +68,9 @@ int main(void)
 		   "CI of one launch is the launch, not exact");
 		/* No pooled noise (0 df): the rank rule, whose 4 against 4 is the
 		 * first that can reach 0.05 (2/C(8,4) = 0.029): 3 more of each. */
-		ok(!d.pooled && d.more_floor && d.more_launches == 6,
+		ok(!d.model.pooled && d.model.more_floor && d.model.more_launches == 6,
 		   "rank rule: at least 6 more launches before a rank test can decide (%u)",
-		   d.more_launches);
+		   d.model.more_launches);
 		decision_release(&d);
 	}
 	/* A configuration with no valid launch takes no part. */

@@ -217,7 +217,7 @@ static void test_aa(enum aa_kind kind)
 		aa_spoil(&ld, kind);
 		run(&ld, SEARCH_ADAPTIVE, &r);
 		best += r.decisions[0].verdict == DECIDE_BEST;
-		pooled += r.decisions[0].pooled;
+		pooled += r.decisions[0].model.pooled;
 		launches += r.launches;
 		search_result_release(&r);
 	}
@@ -433,7 +433,7 @@ static void score_one(struct land *ld, void (*make)(struct land *, unsigned), un
 	used = r.launches;
 	for (size_t d = 0; d < r.ndecisions; d++) {
 		sc->verdicts[r.decisions[d].verdict]++;
-		sc->pooled += (unsigned)r.decisions[d].pooled;
+		sc->pooled += (unsigned)r.decisions[d].model.pooled;
 		sc->surrogate_ok += (unsigned)r.decisions[d].surrogate_ok;
 		sc->decisions++;
 	}

@@ -259,11 +259,12 @@ static json_t *size_json(const struct offload_choice *c)
 	json_object_set_new(j, "runner_up", c->runner_up ? json_string(c->runner_up) : json_null());
 	json_object_set_new(
 		j, "noise",
-		json_pack("{s:s, s:s, s:o, s:I}", "model", c->pooled ? "pooled" : "rank", "check",
-			  c->noise_check ? c->noise_check : "", "sd_log",
-			  isfinite(c->noise) ? json_real(round(c->noise * 1e5) / 1e5) : json_null(),
-			  "df", (json_int_t)c->noise_df));
-	json_object_set_new(j, "more_launches", json_integer(c->more_launches));
+		json_pack("{s:s, s:s, s:o, s:I}", "model", c->model.pooled ? "pooled" : "rank",
+			  "check", pooled_check_name(c->model.check), "sd_log",
+			  isfinite(c->model.noise) ? json_real(round(c->model.noise * 1e5) / 1e5) :
+						     json_null(),
+			  "df", (json_int_t)c->model.df));
+	json_object_set_new(j, "more_launches", json_integer(c->model.more_launches));
 	json_object_set_new(j, "runner_up_oe",
 			    round_or_null(c->runner_up_oe, c->runner_up != NULL));
 	json_object_set_new(j, "indifferent", json_string(c->indifferent ? c->indifferent : ""));
@@ -359,26 +360,28 @@ static void verdict_print(const struct offload_choice *c)
 	if (c->nindifferent > 1)
 		printf("    not significantly worse than the best, cheapest first: %s\n",
 		       c->indifferent);
-	if (isfinite(c->noise))
+	if (isfinite(c->model.noise))
 		printf("    noise: %.1f%% per launch, pooled over the configurations (%u df); ",
-		       100 * c->noise, c->noise_df);
+		       100 * c->model.noise, c->model.df);
 	else
 		printf("    noise: not estimated; ");
-	if (c->pooled)
+	if (c->model.pooled)
 		printf("decided on it (Gupta's subset, Dunnett's bounds)\n");
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
-		       c->noise_check ? c->noise_check : "no pooled model");
-	if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_floor)
+		       pooled_check_name(c->model.check));
+	if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->model.more_floor)
 		printf("    a decision would take at least %u more launches (before then no rank "
 		       "test can separate the leader from those undecided, after Holm)\n",
-		       c->more_launches);
-	else if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") && c->more_launches)
+		       c->model.more_launches);
+	else if (!strcmp(c->verdict ? c->verdict : "undecided", "undecided") &&
+		 c->model.more_launches)
 		printf("    a decision would take about %u more launches at this noise%s\n",
-		       c->more_launches,
-		       c->more_launches > 1000 ? " (none affordable: the difference is below what "
-						 "the noise resolves)" :
-						 "");
+		       c->model.more_launches,
+		       c->model.more_launches > 1000 ?
+			       " (none affordable: the difference is below what "
+			       "the noise resolves)" :
+			       "");
 }
 
 static void size_print(const struct offload_choice *c)

@@ -270,18 +270,18 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 		json_object_set_new(o, "op", json_string(d->op));
 	json_object_set_new(o, "noise",
 			    json_pack("{s:s, s:s, s:o, s:I}", "model",
-				      d->pooled ? "pooled" : "rank", "check",
-				      pooled_check_name(d->check), "sd_log", num_or_null(d->noise),
-				      "df", (json_int_t)d->noise_df));
-	json_object_set_new(o, "more_launches", json_integer(d->more_launches));
-	if (d->more_launches)
+				      d->model.pooled ? "pooled" : "rank", "check",
+				      pooled_check_name(d->model.check), "sd_log",
+				      num_or_null(d->model.noise), "df", (json_int_t)d->model.df));
+	json_object_set_new(o, "more_launches", json_integer(d->model.more_launches));
+	if (d->model.more_launches)
 		json_object_set_new(
 			o, "more",
 			json_pack("{s:o, s:o, s:s}", "leader", config_json(sp, &d->more_a),
 				  "contender", config_json(sp, &d->more_b), "would",
-				  d->more_floor ? "let a rank test separate them at best" :
-				  d->more_equal ? "show them equal" :
-						  "separate them"));
+				  d->model.more_floor ? "let a rank test separate them at best" :
+				  d->more_equal	      ? "show them equal" :
+							"separate them"));
 	json_object_set_new(o, "surrogate",
 			    json_pack("{s:I, s:o, s:b}", "points", (json_int_t)d->surrogate_points,
 				      "loo_rms", num_or_null(d->surrogate_rms), "fit_good",
@@ -472,33 +472,33 @@ static void print_noise(const struct search_space *sp, const struct search_decis
 {
 	char a[128], b[128];
 
-	if (isfinite(d->noise))
+	if (isfinite(d->model.noise))
 		printf("    noise: pooled over the configurations, %.1f%% per launch (sd of log "
 		       "OE, "
 		       "%u df); ",
-		       100 * d->noise, d->noise_df);
+		       100 * d->model.noise, d->model.df);
 	else
 		printf("    noise: not estimated yet (too few repeated launches); ");
-	if (d->pooled)
+	if (d->model.pooled)
 		printf("decided on it (Gupta's subset, Dunnett's many-to-one bounds)\n");
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
-		       pooled_check_name(d->check));
-	if (d->verdict == DECIDE_UNDECIDED && d->more_floor)
+		       pooled_check_name(d->model.check));
+	if (d->verdict == DECIDE_UNDECIDED && d->model.more_floor)
 		printf("    at least %u more launches (of the leader and those undecided against "
 		       "it) "
 		       "before a rank test could separate any of them at alpha after Holm\n",
-		       d->more_launches);
-	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches > SEARCH_MORE_AFFORDABLE)
+		       d->model.more_launches);
+	else if (d->verdict == DECIDE_UNDECIDED && d->model.more_launches > SEARCH_MORE_AFFORDABLE)
 		printf("    no affordable number of launches (%u more) would %s at the pooled "
 		       "noise: "
 		       "the difference is below what this machine's noise resolves\n",
-		       d->more_launches,
+		       d->model.more_launches,
 		       d->more_equal ? "show the contenders equal within delta" :
 				       "separate the contenders");
-	else if (d->verdict == DECIDE_UNDECIDED && d->more_launches)
+	else if (d->verdict == DECIDE_UNDECIDED && d->model.more_launches)
 		printf("    %u more launches of %s and %s would %s at the pooled noise\n",
-		       d->more_launches, config_words(sp, &d->more_a, groups, a, sizeof(a)),
+		       d->model.more_launches, config_words(sp, &d->more_a, groups, a, sizeof(a)),
 		       config_words(sp, &d->more_b, groups, b, sizeof(b)),
 		       d->more_equal ? "show them equal within delta" : "separate them");
 	if (d->surrogate_points)

@@ -48,7 +48,7 @@ static int alloc_decision(struct decision *d, size_t k)
 	d->k = k;
 	d->leader = d->choice = d->runner_up = -1;
 	d->verdict = DECIDE_UNDECIDED;
-	d->p_value = d->ci_lo = d->ci_hi = d->sigma = d->noise = NAN;
+	d->p_value = d->ci_lo = d->ci_hi = d->sigma = d->model.noise = NAN;
 	d->more_a = d->more_b = -1;
 	d->member = calloc(k ? k : 1, sizeof(*d->member));
 	d->median = calloc(k ? k : 1, sizeof(*d->median));
@@ -273,7 +273,7 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 						  1;
 
 			undecided = 1;
-			out->more_launches += more_i;
+			out->model.more_launches += more_i;
 			lead_n = fmax(lead_n, need);
 			if (need > hard_n || out->more_b < 0) {
 				hard_n = need;
@@ -285,9 +285,9 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 	out->nmembers++;
 	if (undecided) {
 		out->more_a = lead;
-		out->more_launches += lead_n > (double)pm->n[L] ?
-					      (unsigned)(lead_n - (double)pm->n[L]) :
-					      1;
+		out->model.more_launches += lead_n > (double)pm->n[L] ?
+						    (unsigned)(lead_n - (double)pm->n[L]) :
+						    1;
 	}
 	out->verdict = undecided ? DECIDE_UNDECIDED : tie ? DECIDE_TIE : DECIDE_BEST;
 	for (size_t g = 0; g < m; g++) {
@@ -343,10 +343,10 @@ static void rank_floor(const size_t *n, size_t k, const struct decide_params *p,
 	for (size_t i = 0; i < k; i++)
 		if (n[i] && ((long)i == out->leader || out->status[i] == STATS_UNDECIDED) &&
 		    n[i] < need)
-			out->more_launches += (unsigned)(need - n[i]);
+			out->model.more_launches += (unsigned)(need - n[i]);
 	out->more_a = out->leader;
 	out->more_b = out->runner_up;
-	out->more_floor = out->more_launches > 0;
+	out->model.more_floor = out->model.more_launches > 0;
 }
 
 /* Whether every sample is positive (the log scale needs it). */
@@ -425,14 +425,14 @@ int decide(const double *const *x, const size_t *n, size_t k, const struct decid
 		ret = 0;
 		goto out;
 	}
-	out->check = POOLED_FEW_DF;
+	out->model.check = POOLED_FEW_DF;
 	if (all_positive(x, n, k)) {
 		if (pooled_fit(x, n, k, &pm))
 			goto out;
 		have_pm = 1;
-		out->check = pm.check;
-		out->noise = pm.sigma;
-		out->noise_df = pm.df;
+		out->model.check = pm.check;
+		out->model.noise = pm.sigma;
+		out->model.df = (unsigned)pm.df;
 		out->flagged = pm.flagged;
 	}
 	if (have_pm && pm.check == POOLED_OK) {
@@ -443,14 +443,15 @@ int decide(const double *const *x, const size_t *n, size_t k, const struct decid
 						 pm.mean[idx[g]] > pm.mean[lead])
 				lead = idx[g];
 		if (!pooled_leader_ok(&pm, lead))
-			out->check = pm.check = POOLED_HETERO;
+			out->model.check = pm.check = POOLED_HETERO;
 	}
 	if (have_pm && pm.check == POOLED_OK) {
-		out->pooled = 1;
+		out->model.pooled = 1;
 		sort_by_cost(idx, m, cost, x, n, xs, ns);
 		if (pooled_decide(&pm, idx, m, p, out))
 			goto out;
-	} else if (rank_decide(x, n, k, cost, p, out->check == POOLED_FEW_DF, xs, ns, idx, out)) {
+	} else if (rank_decide(x, n, k, cost, p, out->model.check == POOLED_FEW_DF, xs, ns, idx,
+			       out)) {
 		goto out;
 	} else {
 		rank_floor(n, k, p, out);

@@ -86,6 +86,26 @@ struct decide_cost {
 
 enum decide_verdict { DECIDE_BEST, DECIDE_TIE, DECIDE_UNDECIDED };
 
+/* The noise model a decision was made with (pooled.h), carried as it is by
+ * every part that reports one (verdicts, recommendations, searches).
+ * pooled 1: decided on it (Gupta's subset, Dunnett's many-to-one bounds);
+ * 0: by the rank rule, check saying why (a failed check, or too few
+ * degrees of freedom). more_launches: what more launches would take,
+ * if the means stayed where they are, when undecided and the noise is
+ * known (0: nothing to say); more_floor 1: decided by the rank rule, and
+ * more_launches is a floor: what the leader and every undecided
+ * configuration lack of the n at which n against n launches can first
+ * reach Holm's alpha / (k - 1) at all (the exact Mann-Whitney p of fully
+ * separated samples, 2 / C(2n, n)). */
+struct decide_noise {
+	int pooled;
+	enum pooled_check check;
+	double noise; /* pooled sd of log values (about the CV); NAN: none */
+	unsigned df;  /* its degrees of freedom */
+	unsigned more_launches;
+	int more_floor;
+};
+
 struct decision {
 	size_t k;	/* configurations given (with or without samples) */
 	long leader;	/* best median; -1 when none has a sample */
@@ -104,26 +124,14 @@ struct decision {
 	unsigned char *screened;    /* 1: screened out (and WORSE) */
 	double sigma;		    /* the pooled sd the screen used; NAN: no screen */
 	size_t nmembers;
-	/* The noise model (pooled.h). pooled 1: the decision was made on it
-	 * (Gupta's subset, Dunnett's many-to-one bounds); 0: by the rank rule,
-	 * check saying why (a failed check, or too few degrees of freedom). */
-	int pooled;
-	enum pooled_check check;
-	double noise;		  /* pooled sd of log values (about the CV); NAN: none */
-	size_t noise_df, flagged; /* its degrees of freedom; outlier launches */
-	/* What more launches would buy, when undecided and the noise is known:
-	 * more_launches in all (more_a, the leader, and more_b, the hardest
-	 * contender, among them) would separate them (more_equal 0) or show
-	 * them equal within delta (1), if their means stayed where they are.
-	 * 0: nothing to say. */
-	unsigned more_launches;
+	/* The noise model and what more launches would buy (see above). */
+	struct decide_noise model;
+	size_t flagged; /* outlier launches */
+	/* Undecided: more_a (the leader) and more_b (the hardest contender)
+	 * are among the model's more_launches, which would separate them
+	 * (more_equal 0) or show them equal within delta (1). */
 	long more_a, more_b;
 	int more_equal;
-	/* 1: decided by the rank rule, and more_launches is a floor: what the
-	 * leader and every undecided configuration lack of the n at which n
-	 * against n launches can first reach Holm's alpha / (k - 1) at all
-	 * (the exact Mann-Whitney p of fully separated samples, 2 / C(2n, n)). */
-	int more_floor;
 };
 
 /* Decides among k configurations: x[i][0..n[i]-1] the samples and cost[i]

@@ -178,12 +178,7 @@ static void offload_from_verdict(const struct offload_verdict *v, struct offload
 	c->pays = verdict_pays_name(v->pays);
 	c->outliers = (unsigned)v->outliers;
 	c->unstable = v->unstable;
-	c->noise = v->noise;
-	c->noise_df = (unsigned)v->noise_df;
-	c->more_launches = v->more_launches;
-	c->more_floor = v->more_floor;
-	c->pooled = v->pooled;
-	c->noise_check = v->noise_check;
+	c->model = v->model;
 	c->gain = v->gain;
 	c->gain_lo = v->gain_lo;
 	c->gain_hi = v->gain_hi;

@@ -42,13 +42,9 @@ struct offload_choice {
 	unsigned launches;   /* every launch behind the decision */
 	char *indifferent;   /* the set, cheapest first, "; "-separated */
 	unsigned nindifferent;
-	const char *pays;  /* "yes", "no", "unclear": (ref + compute) / total > 1 */
-	unsigned outliers; /* of the choice's launches (never dropped) */
-	double noise;	   /* pooled sd of log OE (offload_verdict) */
-	unsigned noise_df, more_launches;
-	int more_floor;
-	int pooled;
-	const char *noise_check;
+	const char *pays;	       /* "yes", "no", "unclear": (ref + compute) / total > 1 */
+	unsigned outliers;	       /* of the choice's launches (never dropped) */
+	struct decide_noise model;     /* the decision's noise model (decide.h); 0 from a profile */
 	int unstable;		       /* more than 20% outliers */
 	double gain, gain_lo, gain_hi; /* that ratio's median and CI at the choice */
 	struct placement_cmp

@@ -660,7 +660,7 @@ static int fit_group(const struct state *st, size_t g, double noise, struct surr
  * first round may have none yet): 5%. */
 static double eval_noise(const struct eval *ev)
 {
-	return isfinite(ev->d.noise) && ev->d.noise > 0 ? ev->d.noise : 0.05;
+	return isfinite(ev->d.model.noise) && ev->d.model.noise > 0 ? ev->d.model.noise : 0.05;
 }
 
 /* The next layout to explore: where the surrogates expect the largest
@@ -976,15 +976,10 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 	sd->ci_hi = dc->ci_hi;
 	sd->ci_exact = dc->ci_exact;
 	sd->launches = dg->launches;
-	sd->pooled = dc->pooled;
-	sd->check = dc->check;
-	sd->noise = dc->noise;
-	sd->noise_df = (unsigned)dc->noise_df;
-	sd->more_launches = dc->more_launches;
+	sd->model = dc->model;
 	sd->more_a = config_of(st, dg, dc->more_a);
 	sd->more_b = config_of(st, dg, dc->more_b);
 	sd->more_equal = dc->more_equal;
-	sd->more_floor = dc->more_floor;
 	sd->surrogate_ok = 1;
 	sd->surrogate_rms = 0;
 	sd->surrogate_points = UINT32_MAX;

@@ -175,24 +175,19 @@ struct search_decision {
 	int ci_exact;			   /* 0: too few launches for 95%: (min, max) */
 	struct search_config *indifferent; /* the indifference set, owned */
 	size_t nindifferent;
-	unsigned launches;   /* launches asked for on its behalf (a launch
+	unsigned launches;	   /* launches asked for on its behalf (a launch
 				   several groups asked for counts for each;
 				   the coarse pass counts for all) */
-	unsigned measured;   /* configurations with a value */
-	unsigned screened;   /* out of contention by the screen */
-	unsigned worse;	     /* significantly worse than the leader */
-	unsigned contenders; /* the leader and those undecided against it */
-	/* The noise model decide() used (decide.h): pooled 1 on it, else the
-	 * rank rule, check saying why; noise the pooled sd of log OE. */
-	int pooled;
-	enum pooled_check check;
-	double noise;
-	unsigned noise_df;
-	/* Undecided: more_launches of more_a (the leader) and more_b would
-	 * separate them (more_equal 0) or show them equal (1); 0: unknown. */
-	unsigned more_launches;
+	unsigned measured;	   /* configurations with a value */
+	unsigned screened;	   /* out of contention by the screen */
+	unsigned worse;		   /* significantly worse than the leader */
+	unsigned contenders;	   /* the leader and those undecided against it */
+	struct decide_noise model; /* the noise model decide() used (decide.h) */
+	/* Undecided: more_a (the leader) and more_b, among the model's
+	 * more_launches, would separate them (more_equal 0) or show them
+	 * equal (1). */
 	struct search_config more_a, more_b;
-	int more_equal, more_floor; /* more_floor: the rank rule's floor */
+	int more_equal;
 	/* The surrogate over the decision's groups at the end (surrogate.h):
 	 * points fitted (the fewest of its groups), the worst RMS of the
 	 * standardized leave-one-out residuals, and whether every fit was

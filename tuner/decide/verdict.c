@@ -302,12 +302,7 @@ static int decide_offload(const struct grp *g, const struct verdict_params *vp,
 	v->ci_hi = dc.ci_hi;
 	v->ci_exact = dc.ci_exact;
 	v->launches = dc.launches;
-	v->noise = dc.noise;
-	v->noise_df = dc.noise_df;
-	v->pooled = dc.pooled;
-	v->noise_check = pooled_check_name(dc.check);
-	v->more_launches = dc.more_launches;
-	v->more_floor = dc.more_floor;
+	v->model = dc.model;
 	v->total_us = median_of(g->c[dc.choice].total, g->c[dc.choice].n);
 	v->ref_us = median_of(g->c[dc.choice].ref, g->c[dc.choice].n);
 	v->compute_us = median_of(g->c[dc.choice].compute, g->c[dc.choice].n);

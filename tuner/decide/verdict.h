@@ -83,17 +83,9 @@ struct offload_verdict {
 	enum verdict_pays pays;
 	double gain, gain_lo, gain_hi;	     /* (ref + compute) / total at the choice */
 	double total_us, ref_us, compute_us; /* medians at the choice */
-	size_t outliers; /* the choice's launches flagged (Tukey 3 IQR or MAD z) */
-	/* The noise model of the decision (decide.h): pooled sd of log OE and
-	 * its df (NAN: none), whether it decided, why not, and the launches a
-	 * decision would take when undecided (0: unknown). */
-	double noise;
-	size_t noise_df;
-	int pooled;
-	const char *noise_check;
-	unsigned more_launches;
-	int more_floor; /* decide.h's: a floor from the rank rule */
-	int unstable;	/* more than 20% of them: "unstable" */
+	size_t outliers;	   /* the choice's launches flagged (Tukey 3 IQR or MAD z) */
+	struct decide_noise model; /* the decision's noise model (decide.h) */
+	int unstable;		   /* more than 20% of them: "unstable" */
 	struct placement_cmp placement;
 };
 
