@@ -2,6 +2,7 @@
  * kernels/batch.c: timing collectives in batches (batch.h).
  */
 #include "batch.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,7 @@ int batch_measure(const struct batch_opts *o, struct batch_time *out)
 	nb = (o->min_calls + n - 1) / n;
 	if (nb < BATCH_MIN)
 		nb = BATCH_MIN;
-	if (!(avg = malloc((size_t)nb * sizeof(*avg))))
-		abort();
+	avg = xmalloc((size_t)nb * sizeof(*avg));
 	for (long b = 0; b < nb && rc == MPI_SUCCESS; b++) {
 		rc = one_batch(o, n, &t);
 		avg[b] = t / (double)n * 1e6;

@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "parse.h"
+#include "xalloc.h"
 
 #define LOOP_MAX_SIZES 64
 
@@ -201,10 +202,8 @@ static int run(const struct loop_opts *o, MPI_Comm comm, int rank, int size)
 
 	for (size_t z = 0; z < o->nsizes; z++)
 		most = o->sizes[z] > most ? o->sizes[z] : most;
-	p.sendbuf = malloc(most);
-	p.recvbuf = malloc(most * (uint64_t)size);
-	if (!p.sendbuf || !p.recvbuf)
-		abort();
+	p.sendbuf = xmalloc(most);
+	p.recvbuf = xmalloc(most * (uint64_t)size);
 	memset(p.sendbuf, rank + 1, most);
 	memset(p.recvbuf, 0, most * (uint64_t)size);
 	if (!rank && !o->once) {
