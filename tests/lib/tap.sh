@@ -14,7 +14,11 @@ tap_n=0
 tap_failed=0
 
 plan() { echo "1..$1"; }
-diag() { printf '# %s\n' "$*"; }
+# diag: a comment line. Once a test has failed, comments go to stderr too, so
+# that a run of prove without -v (CI's) shows why, not only which test failed.
+diag() { printf '# %s\n' "$*" | tap_diag_out; }
+# tap_diag_out: standard input to stdout, and after a failure to stderr.
+tap_diag_out() { if [ "$tap_failed" -gt 0 ]; then cat >&2; else cat; fi; }
 pass() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 fail() { tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1)); echo "not ok $tap_n - $*"; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # skip $*"; }
@@ -40,13 +44,13 @@ exits_with() {
 	tap_got=$?
 	if [ "$tap_got" = "$tap_want" ]; then pass "$tap_desc"; else
 		fail "$tap_desc"; diag "exit $tap_got, expected $tap_want"
-		sed 's/^/#   stderr: /' "$TMP/err" | head -20; fi
+		sed 's/^/#   stderr: /' "$TMP/err" | head -20 | tap_diag_out; fi
 }
 
 # like FILE REGEX DESCRIPTION: the file has a line matching the ERE.
 like() {
 	if grep -Eq -- "$2" "$1"; then pass "$3"; else
-		fail "$3"; diag "no line of $1 matches /$2/"; sed 's/^/#   | /' "$1" | head -20; fi
+		fail "$3"; diag "no line of $1 matches /$2/"; sed 's/^/#   | /' "$1" | head -20 | tap_diag_out; fi
 }
 
 done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }

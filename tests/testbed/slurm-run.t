@@ -46,12 +46,12 @@ EOF
 q() { sqlite3 "$DB" "$1"; }
 # why: the reasons and log tails of failed launches in $DB, for the TAP output.
 why() {
-	sinfo -h -N -o '%N %T %E' 2>/dev/null | grep -v ' idle ' | sed 's/^/# node not idle: /'
+	sinfo -h -N -o '%N %T %E' 2>/dev/null | grep -v ' idle ' | sed 's/^/# node not idle: /' | tap_diag_out
 	sqlite3 -separator ' ' "$DB" "SELECT layout, repetition, reason, log_path FROM launches
 		WHERE NOT ok" 2>/dev/null | while read -r lay rep reason; do
 		diag "failed: $lay r$rep: $reason"
 		log=${reason##* }
-		[ -f "$log" ] && tail -5 "$log" | sed 's/^/#     | /'
+		[ -f "$log" ] && tail -5 "$log" | sed 's/^/#     | /' | tap_diag_out
 	done
 }
 measurements() { sweetspot plan "$1" --json | sed -n 's/.*"measurements":\([0-9]*\).*/\1/p'; }
