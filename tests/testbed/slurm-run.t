@@ -168,7 +168,11 @@ is "$(q 'SELECT count(*) FROM runs')" "1" "the second job continued the first on
 
 # resume after SIGKILL at random moments
 DB=$TMP/kill.db
-spec "n[1-2]" mpirun "" 3 120 >"$TMP/k.cfg"
+# RETRIES=1 here and for the hang below: a launch right after one that was
+# killed crashes now and then in Open MPI's btl tcp (SIGSEGV, a peer's
+# "failed to TCP connect"; issue 26's soak); what is tested is the resume
+# and the time limit, and a timed-out launch is never retried.
+RETRIES=1 spec "n[1-2]" mpirun "" 3 120 >"$TMP/k.cfg"
 kills=0
 launch_recorded() { [ "$(q 'SELECT count(*) FROM launches' 2>/dev/null || echo 0)" -gt "$before" ]; }
 for extra in $(awk 'BEGIN { srand(); for (i = 0; i < 3; i++) printf "%.1f\n", rand() * 2 }'); do
@@ -196,10 +200,11 @@ is "$(q 'SELECT count(*) FROM launches')" "$(launches "$TMP/k.cfg")" "no launch 
 
 # a hanging kernel: killed at the time limit, recorded, the sweep goes on
 DB=$TMP/hang.db
-spec "n[1-2]" mpirun "" 1 4 >"$TMP/h.cfg"
+RETRIES=1 spec "n[1-2]" mpirun "" 1 4 >"$TMP/h.cfg"
 SWEETSPOT_FAULT=hang salloc -Q $ALLOC sweetspot run "$TMP/h.cfg" --db "$DB" >"$TMP/out" 2>"$TMP/err"
 is "$?" "1" "hang: run exits 1"
 is "$(q 'SELECT count(*) FROM launches WHERE timed_out AND NOT ok')" "2" "both launches timed out, the sweep went on"
+why
 
 # a corrupted byte: invalid, never a result
 DB=$TMP/flip.db
