@@ -1,14 +1,14 @@
 /*
  * kernels/sched/coll_allgather.c: staged allgather, two ways (DPU-Bench 3.5).
- * Reference: every host writes its block to every other host (its own slot
- * is a local copy). Both offloaded forms start with each worker reading its
+ * Reference: every host writes its block to every other host, from the
+ * next host on (its own slot is a local copy). Both offloaded forms start with each worker reading its
  * hosts' blocks into its staging area at their final offsets.
  *   leader: the other workers write their blocks into the leader's (the
  *     first worker's) staging area and then signal it; once it has every
  *     worker's signal and its own blocks, the leader writes the whole
  *     result to every host.
- *   allin: every worker writes the blocks it holds to every host; blocks
- *     are disjoint, so no worker overwrites another's.
+ *   allin: every worker writes the blocks it holds to every host, from its
+ *     first host on; blocks are disjoint, so no worker overwrites another's.
  * Both go chunk by chunk (a chunk of the whole block is the paper's form):
  * a leader's signal and write cover one chunk of every block, and a
  * worker reads chunk c + window once chunk c is out, so it writes one
@@ -193,6 +193,31 @@ static void leader_chunk(const struct coll_geom *g, const int *have, int *wt, si
 		}
 }
 
+/* allin's part of one chunk: the chunk of each of our blocks to every
+ * host, host by host from our first host on (wrapping at H), so that at
+ * any moment the workers write to different hosts rather than all to host
+ * 0 first (and every node's workers do what the previous node's do, one
+ * node on: the model simulates one node of a regular layout). */
+static void allin_chunk(const struct coll_geom *g, int w, const int *have, size_t off, size_t len,
+			struct sched *s)
+{
+	int H = g->H, n = 0, pos = 0, h, *mine = xmalloc((size_t)H * sizeof(int));
+	size_t m = g->m, S = g->S;
+
+	while ((h = sched_next_host(g, w, &pos)) >= 0)
+		mine[n++] = h;
+	for (int i = 0; n && i < H; i++) {
+		int d = (mine[0] + i) % H;
+
+		for (int j = 0; j < n; j++)
+			sched_dep(s,
+				  sched_add(s, OP_WRITE, d, S + mine[j] * m + off,
+					    S + mine[j] * m + off, len),
+				  have[mine[j]]);
+	}
+	free(mine);
+}
+
 /* leader or allin on worker w, chunk by chunk (one chunk of the whole
  * block: the paper's form). A non-leader writes its chunks into the
  * leader's staging area and signals it (also with no host of its own:
@@ -232,13 +257,7 @@ static int build_ag_direct(const struct coll_geom *g, int w, struct sched *s)
 				if (s->ops[i].kind == OP_WRITE)
 					sched_dep(s, sg, i);
 		} else {
-			for (int d = 0; d < H; d++)
-				for (int h = 0; h < H; h++)
-					if (have[h] >= 0)
-						sched_dep(s,
-							  sched_add(s, OP_WRITE, d, S + h * m + off,
-								    S + h * m + off, len),
-							  have[h]);
+			allin_chunk(g, w, have, off, len, s);
 		}
 		if ((int)s->n == first)
 			continue; /* allin with no host: nothing to do */
@@ -257,9 +276,9 @@ int coll_build_allgather(const struct coll_geom *g, int rank, struct coll_rank *
 	if (rank < H) {
 		cr->is_source = 1;
 		sched_add(&cr->ref, OP_COPY, rank, 0, S + rank * m, m);
-		for (int d = 0; d < H; d++)
-			if (d != rank)
-				sched_add(&cr->ref, OP_WRITE, d, 0, S + rank * m, m);
+		/* From the next host on, wrapping: not every host to host 0 first. */
+		for (int i = 1; i < H; i++)
+			sched_add(&cr->ref, OP_WRITE, (rank + i) % H, 0, S + rank * m, m);
 		for (int h = 0; h < H; h++)
 			expect_add(&cr->exp, S + h * m, m, h);
 		return 0;
