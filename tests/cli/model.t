@@ -3,12 +3,13 @@
 # 1 or 2 onload workers on this machine, bcast and gather at 3 sizes):
 # calibration by real launches, then every plan point predicted with the
 # shape of a measured one, --check against a measured run, a 64-node
-# machine, and bad input refused with exit status 2.
+# machine, an allgather by classes of equivalent ranks against the
+# simulation of every rank, and bad input refused with exit status 2.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 29
+plan 33
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -101,6 +102,26 @@ assert c[(4096, 1)] != c[(8192, 2)], c
 exits_with 0 "and measured" sweetspot run "$TMP/p.cfg" --db "$DB"
 exits_with 0 "--check keeps the 4 points apart" sweetspot model "$TMP/p.cfg" --db "$DB" --check --json
 like "$TMP/out" '"points": 4,' "--check compares 4 points"
+
+# Classes of equivalent ranks: an allgather allin on 16 nodes (regular:
+# every node's schedules are node 0's, one node on) is simulated by node
+# 0's ranks, and gives the times of the simulation of every rank.
+sed -e 's/collectives = \[ "bcast", "gather" \];/collectives = [ "allgather" ];/' \
+    -e 's/algorithms = \[ "direct" \];/algorithms = [ "allin" ];/' "$SPEC" >"$TMP/ag.cfg"
+exits_with 0 "an allgather on 16 nodes" sweetspot model "$TMP/ag.cfg" --db "$DB" --nodes 16 --wpn 2 --json
+cp "$TMP/out" "$TMP/classes.json"
+exits_with 0 "and again simulating every rank" sweetspot model "$TMP/ag.cfg" --db "$DB" --nodes 16 --wpn 2 --json --full-sim
+ok "by classes, the times of the full simulation, to the last digit" python3 -c '
+import json, sys
+a, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert len(a) == len(f) == 3, (len(a), len(f))
+for x, y in zip(a, f):
+    assert (x["ref_simulation"], x["comm_simulation"]) == ("classes", "classes"), x
+    assert (y["ref_simulation"], y["comm_simulation"]) == ("full", "full"), y
+    for k in ("ref_us", "comm_us", "total_us", "oe_measured", "oe_paper"):
+        assert abs(x[k] - y[k]) <= 1e-12 * abs(y[k]), (k, x[k], y[k])
+' "$TMP/classes.json" "$TMP/out"
+exits_with 2 "--full-sim with --check" sweetspot model "$SPEC" --db "$DB" --check --full-sim
 
 exits_with 2 "an unknown option" sweetspot model "$SPEC" --db "$DB" --frobnicate
 exits_with 2 "--nodes 0" sweetspot model "$SPEC" --db "$DB" --nodes 0

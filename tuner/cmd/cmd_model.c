@@ -36,13 +36,15 @@ static const struct cli_option model_opts[] = {
 	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
 	{ "dry-run", 0, NULL, "with --smpi: print the smpirun commands, run nothing" },
+	{ "full-sim", 0, NULL,
+	  "simulate every rank, not one node's ranks for their classes (slower; the same times)" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command model_cmd = {
 	"model",
 	"SPEC [--check] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] [--wpn LIST]] "
-	"[--db FILE]",
+	"[--full-sim] [--db FILE]",
 	"Predicts every point of SPEC by simulating the kernel's schedules with parameters\n"
 	"calibrated from at most three launches (stored as the run SPEC:model, and the\n"
 	"parameters in the table model_params). --smpi runs the SMPI build of the kernel\n"
@@ -52,11 +54,24 @@ static const struct cli_command model_cmd = {
 	"Exit status: 0 done, 1 failure, 2 bad usage or input.\n",
 };
 
-enum { O_DB, O_CHECK, O_JSON, O_CSV, O_NODES, O_PPN, O_WPN, O_LAUNCHER, O_RECAL, O_SMPI, O_DRY };
+enum {
+	O_DB,
+	O_CHECK,
+	O_JSON,
+	O_CSV,
+	O_NODES,
+	O_PPN,
+	O_WPN,
+	O_LAUNCHER,
+	O_RECAL,
+	O_SMPI,
+	O_DRY,
+	O_FULL
+};
 
 struct model_args {
 	const char *path, *db, *launcher, *wpn;
-	int check, json, csv, recal, smpi, dry;
+	int check, json, csv, recal, smpi, dry, full;
 	uint64_t nodes, ppn;
 };
 
@@ -73,7 +88,7 @@ struct out {
 	json_t *arr;
 	struct best *best;
 	size_t nbest;
-	size_t points, ops;
+	size_t points, ops, classes; /* classes: points with a phase by classes */
 };
 
 static void best_update(struct best **b, size_t *n, const char *coll, uint64_t bytes,
@@ -140,6 +155,10 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "time_sd_rel", json_real(pr->sd_rel));
 	json_object_set_new(j, "oe_measured_sd", json_real(pr->oe_measured_sd));
 	json_object_set_new(j, "oe_paper_sd", json_real(pr->oe_paper_sd));
+	/* How each phase was simulated: node 0's ranks for their classes, or
+	 * every rank (an irregular layout, schedules that differ by node). */
+	json_object_set_new(j, "ref_simulation", json_string(pr->classes[0] ? "classes" : "full"));
+	json_object_set_new(j, "comm_simulation", json_string(pr->classes[1] ? "classes" : "full"));
 	return j;
 }
 
@@ -167,6 +186,7 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 
 	out->points++;
 	out->ops += pr->ops;
+	out->classes += pr->classes[0] || pr->classes[1];
 	best_update(&out->best, &out->nbest, coll_names[o->pt.coll], o->pt.m, o->layout, o->mc.W,
 		    o->mc.wpn, pr->oe_measured);
 	if (out->a->json)
@@ -249,6 +269,8 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 	int ret = 0;
 
 	model_env_of(s, &env);
+	if (a->full)
+		env.sim = MODEL_SIM_FULL;
 	if (a->nodes)
 		ls = big_layouts(a, s, &nl);
 	if (!nl)
@@ -266,8 +288,10 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 		json_dumpf(out.arr, stdout, JSON_INDENT(1));
 	if (!ret)
 		print_best(&out, a->json || a->csv ? stderr : stdout);
-	fprintf(stderr, "# model: %zu points, %zu operations simulated in %.3f s\n", out.points,
-		out.ops,
+	fprintf(stderr,
+		"# model: %zu points (%zu by classes of equivalent ranks), %zu operations "
+		"simulated in %.3f s\n",
+		out.points, out.classes, out.ops,
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (a->nodes)
 		free(ls);
@@ -336,6 +360,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		case O_DRY:
 			a->dry = 1;
 			break;
+		case O_FULL:
+			a->full = 1;
+			break;
 		}
 	if (r != CLI_END)
 		return cli_status(r);
@@ -346,6 +373,10 @@ static int parse(int argc, char **argv, struct model_args *a)
 		return cli_usage_error(&model_cmd, "--json and --csv: one of them"), EXIT_USAGE;
 	if (a->dry && (!a->smpi || a->check))
 		return cli_usage_error(&model_cmd, "--dry-run goes with --smpi (not --check)"),
+		       EXIT_USAGE;
+	if (a->full && (a->check || a->smpi))
+		return cli_usage_error(&model_cmd, "--full-sim goes with predictions (not --check "
+						   "or --smpi)"),
 		       EXIT_USAGE;
 	if ((a->ppn || a->wpn) && !a->nodes)
 		return cli_usage_error(&model_cmd, "--ppn and --wpn go with --nodes"), EXIT_USAGE;

@@ -46,6 +46,7 @@ void model_env_of(const struct spec *s, struct model_env *env)
 	env->mmax = s->nsizes ? s->sizes[s->nsizes - 1] : 0;
 	env->has_reduction = 0;
 	env->shm_rma = 0;
+	env->sim = MODEL_SIM_AUTO;
 	for (size_t i = 0; i < s->collectives.nr; i++)
 		env->has_reduction |= colls_is_reduction(s->collectives.v[i]);
 }
@@ -226,7 +227,8 @@ static int predict_point(const struct point *pp, void *data)
 					pp->bytes,     x->env->mmax,	x->env->has_reduction,
 					pp->chunk,     (int)pp->window, (int)pp->radix,
 					(enum dtype)d, (enum redop)r };
-	if (model_predict(x->p, &x->o.mc, &x->o.pt, &pr) || x->fn(&x->o, &pr, x->data))
+	if (model_predict_mode(x->p, &x->o.mc, &x->o.pt, x->env->sim, &pr) ||
+	    x->fn(&x->o, &pr, x->data))
 		return x->failed = -1;
 	return 0;
 }

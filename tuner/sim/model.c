@@ -68,47 +68,60 @@ static struct coll_geom geom_of(const struct model_machine *mc, const struct mod
 	};
 }
 
-/* Every rank's schedules; NULL after error(). */
-static struct coll_rank *build_all(const struct model_machine *mc, const struct model_point *pt,
-				   int **owner_out)
-{
-	int H = mc->nodes * mc->ppn, N = H + mc->W;
-	int *owner = xmalloc((size_t)H * sizeof(int)), *hn = xmalloc((size_t)H * sizeof(int));
-	int *wn = xmalloc((size_t)mc->W * sizeof(int)), *served0 = NULL, *served = NULL;
-	struct coll_rank *cr = xcalloc((size_t)N, sizeof(*cr));
+/* A point's geometry and what it rests on. */
+struct built {
+	int *owner, *hn, *wn, *served0, *served;
 	struct coll_geom g;
+};
 
-	/* As the kernel run with --ppn: host h on node h/ppn, worker w on
-	 * node w*nodes/W (kernels/sched/assign.c). */
-	assign_nodes(NULL, H, mc->W, mc->ppn, hn, wn);
-	if (assign_hosts(pt->asg, H, mc->W, hn, wn, owner))
-		goto fail;
-	g = geom_of(mc, pt, owner);
+static void built_release(struct built *b)
+{
+	free(b->owner);
+	free(b->hn);
+	free(b->wn);
+	free(b->served0);
+	free(b->served);
+}
+
+/* As the kernel run with --ppn: host h on node h/ppn, worker w on node
+ * w*nodes/W (kernels/sched/assign.c). 0, or -1 (nothing said). */
+static int built_init(const struct model_machine *mc, const struct model_point *pt, struct built *b)
+{
+	int H = mc->nodes * mc->ppn;
+
+	b->owner = xmalloc((size_t)H * sizeof(int));
+	b->hn = xmalloc((size_t)H * sizeof(int));
+	b->wn = xmalloc((size_t)mc->W * sizeof(int));
 	/* Every worker's hosts once, not a scan of owner[] per worker. */
-	served0 = xmalloc((size_t)(mc->W + 1) * sizeof(int));
-	served = xmalloc((size_t)H * sizeof(int) + 1);
-	sched_index_hosts(&g, served0, served);
-	for (int r = 0; r < N; r++)
-		if (coll_build(&g, r, &cr[r]))
-			goto fail;
-	free(hn);
-	free(wn);
-	free(served0);
-	free(served);
-	*owner_out = owner;
-	return cr;
-fail:
-	for (int r = 0; r < N; r++)
-		coll_rank_release(&cr[r]);
+	b->served0 = xmalloc((size_t)(mc->W + 1) * sizeof(int));
+	b->served = xmalloc((size_t)H * sizeof(int) + 1);
+	assign_nodes(NULL, H, mc->W, mc->ppn, b->hn, b->wn);
+	if (assign_hosts(pt->asg, H, mc->W, b->hn, b->wn, b->owner))
+		return -1;
+	b->g = geom_of(mc, pt, b->owner);
+	sched_index_hosts(&b->g, b->served0, b->served);
+	return 0;
+}
+
+static void ranks_release(struct coll_rank *cr, int n)
+{
+	for (int i = 0; cr && i < n; i++)
+		coll_rank_release(&cr[i]);
 	free(cr);
-	free(owner);
-	free(hn);
-	free(wn);
-	free(served0);
-	free(served);
-	error("model: the builders refuse %s %s %s with H=%d W=%d m=%zu", coll_names[pt->coll],
-	      alg_names[pt->alg], asg_names[pt->asg], H, mc->W, pt->m);
-	return NULL;
+}
+
+/* The schedules of ranks ids[0 .. n) (ids NULL: ranks 0 .. n); NULL when a
+ * builder refuses (nothing said). */
+static struct coll_rank *build_ranks(const struct built *b, const int *ids, int n)
+{
+	struct coll_rank *cr = xcalloc((size_t)n, sizeof(*cr));
+
+	for (int i = 0; i < n; i++)
+		if (coll_build(&b->g, ids ? ids[i] : i, &cr[i])) {
+			ranks_release(cr, n);
+			return NULL;
+		}
+	return cr;
 }
 
 /* CPU stretch of every rank in a phase where the hosts (hosts) or the
@@ -160,23 +173,150 @@ static void derive(const struct model_params *p, const struct model_machine *mc,
 	o->oe_measured_sd = o->oe_measured * sqrt(2) * sd;
 }
 
+/* Whether b is a's schedule with every peer `by` nodes on (offsets are
+ * not compared: no time depends on them). */
+static int sched_shifted(const struct model_machine *mc, const struct sched *a,
+			 const struct sched *b, int by)
+{
+	if (a->n != b->n || a->ndeps != b->ndeps ||
+	    (a->ndeps && memcmp(a->deps, b->deps, a->ndeps * sizeof(*a->deps))))
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct op *x = &a->ops[i], *y = &b->ops[i];
+
+		if (x->kind != y->kind || x->len != y->len || x->tag != y->tag ||
+		    x->count != y->count || x->dep0 != y->dep0 || x->ndeps != y->ndeps ||
+		    y->peer != model_rank_shift(mc, x->peer, by))
+			return 0;
+	}
+	return 1;
+}
+
+/* What a prediction works from: node 0's ranks (ids, n0) and their
+ * schedules, every rank's where a phase is simulated in full, the stretch
+ * of each phase, and per phase whether classes stand for the ranks. */
+struct prep {
+	struct built b;
+	int *ids, n0, N;
+	struct coll_rank *reps, *all;
+	double *f[2]; /* ref, comm */
+	int classes[2];
+};
+
+/* Whether every node is node 0 one node on as far as anything but the
+ * schedules goes: a worker set per node, owners and stretch that shift
+ * with the nodes, and a post that moves the clock (model_sim.c). */
+static int regular(const struct model_params *p, const struct model_machine *mc,
+		   const struct prep *x)
+{
+	int H = mc->nodes * mc->ppn;
+
+	if (mc->nodes < 2 || mc->W != mc->nodes * mc->wpn || !(p->o > 0))
+		return 0;
+	for (int h = 0; h < H; h++)
+		if (x->b.owner[model_rank_shift(mc, h, 1)] !=
+		    model_rank_shift(mc, H + x->b.owner[h], 1) - H)
+			return 0;
+	for (int r = 0; r < x->N; r++)
+		for (int ph = 0; ph < 2; ph++)
+			if (x->f[ph][r] != x->f[ph][model_rank_shift(mc, r, 1)])
+				return 0;
+	return 1;
+}
+
+/* Per phase, whether the schedules of every node are node 0's shifted:
+ * compared on every node up to 8 nodes, beyond on nodes 1, 2, the middle
+ * and the last (a builder's special ranks, a root, a leader, recdbl's
+ * extras, sit at the start or the end of the ranks). -1 when a builder
+ * refuses. */
+static int classes_check(const struct model_machine *mc, struct prep *x)
+{
+	int n = mc->nodes, few = n <= 8, sample[4] = { 1, 2, n / 2, n - 1 };
+
+	x->classes[0] = x->classes[1] = 1;
+	for (int s = 0; s < (few ? n - 1 : 4); s++) {
+		int by = few ? s + 1 : sample[s];
+
+		for (int i = 0; i < x->n0 && (x->classes[0] || x->classes[1]); i++) {
+			struct coll_rank cr;
+
+			if (coll_build(&x->b.g, model_rank_shift(mc, x->ids[i], by), &cr))
+				return -1;
+			x->classes[0] &= sched_shifted(mc, &x->reps[i].ref, &cr.ref, by);
+			x->classes[1] &= sched_shifted(mc, &x->reps[i].off, &cr.off, by);
+			coll_rank_release(&cr);
+		}
+	}
+	return 0;
+}
+
+static void prep_release(struct prep *x)
+{
+	built_release(&x->b);
+	ranks_release(x->reps, x->n0);
+	ranks_release(x->all, x->N);
+	free(x->ids);
+	free(x->f[0]);
+	free(x->f[1]);
+}
+
+/* The schedules a prediction needs: node 0's, and every rank's unless
+ * classes stand for both phases. 0, or -1 after error(). */
+static int prep_init(const struct model_params *p, const struct model_machine *mc,
+		     const struct model_point *pt, enum model_sim_mode mode, struct prep *x)
+{
+	x->N = mc->nodes * mc->ppn + mc->W;
+	x->ids = xmalloc(((size_t)mc->ppn + (size_t)mc->wpn) * sizeof(int));
+	x->n0 = model_node_ranks(mc, x->ids);
+	x->f[0] = stretch(mc, 1);
+	x->f[1] = stretch(mc, 0);
+	if (built_init(mc, pt, &x->b) || !(x->reps = build_ranks(&x->b, x->ids, x->n0)) ||
+	    (mode == MODEL_SIM_AUTO && regular(p, mc, x) && classes_check(mc, x)) ||
+	    (!(x->classes[0] && x->classes[1]) && !(x->all = build_ranks(&x->b, NULL, x->N))))
+		return error("model: the builders refuse %s %s %s with H=%d W=%d m=%zu",
+			     coll_names[pt->coll], alg_names[pt->alg], asg_names[pt->asg],
+			     mc->nodes * mc->ppn, mc->W, pt->m);
+	return 0;
+}
+
+/* Phase ph (0: ref, 1: comm), by classes where they stand. */
+static double phase(const struct model_params *p, const struct model_machine *mc,
+		    const struct prep *x, int ph, double *cpu, struct model_pred *out)
+{
+	double *f, t;
+
+	if (!x->classes[ph])
+		return model_sim_phase(p, mc, x->all, !ph, x->f[ph], cpu, &out->ops);
+	f = xmalloc((size_t)x->n0 * sizeof(*f));
+	for (int i = 0; i < x->n0; i++)
+		f[i] = x->f[ph][x->ids[i]];
+	t = model_sim_classes(p, mc, x->reps, !ph, f, cpu, &out->ops);
+	out->classes[ph] = x->n0;
+	free(f);
+	return t;
+}
+
 int model_predict(const struct model_params *p, const struct model_machine *mc,
 		  const struct model_point *pt, struct model_pred *out)
 {
-	int H = mc->nodes * mc->ppn, N = H + mc->W, *owner = NULL, ret = -1;
-	struct coll_rank *cr;
-	double *fh, *fw, cpu = 0;
+	return model_predict_mode(p, mc, pt, MODEL_SIM_AUTO, out);
+}
+
+int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
+		       const struct model_point *pt, enum model_sim_mode mode,
+		       struct model_pred *out)
+{
+	struct prep x = { 0 };
+	double cpu = 0;
+	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (mc->nodes < 1 || mc->ppn < 1 || mc->W < 1 || mc->wpn < 1)
 		return error("model: a machine needs nodes, ppn, workers and wpn >= 1");
-	cr = build_all(mc, pt, &owner);
-	if (!cr)
-		return -1;
-	fh = stretch(mc, 1);
-	fw = stretch(mc, 0);
-	out->ref_us = model_sim_phase(p, mc, cr, 1, fh, NULL, &out->ops);
-	out->comm_us = model_sim_phase(p, mc, cr, 0, fw, &cpu, &out->ops);
+	if (prep_init(p, mc, pt, mode, &x))
+		goto out;
+	out->ref_us = phase(p, mc, &x, 0, NULL, out);
+	out->comm_us = phase(p, mc, &x, 1, &cpu, out);
 	if (out->ref_us < 0 || out->comm_us < 0) {
 		error("model: the schedules of %s %s deadlock in simulation", coll_names[pt->coll],
 		      alg_names[pt->alg]);
@@ -186,11 +326,6 @@ int model_predict(const struct model_params *p, const struct model_machine *mc,
 	derive(p, mc, cpu, out);
 	ret = 0;
 out:
-	for (int r = 0; r < N; r++)
-		coll_rank_release(&cr[r]);
-	free(cr);
-	free(owner);
-	free(fh);
-	free(fw);
+	prep_release(&x);
 	return ret;
 }

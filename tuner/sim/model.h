@@ -98,6 +98,9 @@ struct model_pred {
 	double sd_rel;			    /* relative uncertainty of a time */
 	double oe_paper_sd, oe_measured_sd; /* in OE points */
 	size_t ops;			    /* operations simulated */
+	/* Per phase (ref, comm): ranks simulated for classes of equivalent
+	 * ranks (node 0's); 0: every rank was. */
+	int classes[2];
 };
 
 /* One phase's simulation: the schedules of every rank (ref: hosts'; off:
@@ -108,10 +111,34 @@ double model_sim_phase(const struct model_params *p, const struct model_machine 
 		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
 		       size_t *ops);
 
+/* The same phase by classes (model_sim.c): cr[i] and f[i] are those of
+ * node 0's ranks in model_node_ranks() order, and every node's schedules
+ * must be node 0's shifted by whole nodes (model_predict checks it). The
+ * result equals model_sim_phase()'s on every rank: *cpu_us is node 0's
+ * CPU work times the nodes (equal to rounding). */
+double model_sim_classes(const struct model_params *p, const struct model_machine *mc,
+			 const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+			 size_t *ops);
+
+/* Node 0's ranks into ids (hosts, then workers: ppn + wpn at most);
+ * how many. */
+int model_node_ranks(const struct model_machine *mc, int *ids);
+
+/* The rank at rank r's place on its node, `by` nodes on (wrapping). */
+int model_rank_shift(const struct model_machine *mc, int r, int by);
+
+/* How a phase is simulated: classes when the layout allows (regular: one
+ * node's worth of workers on every node, every node's schedules node 0's
+ * shifted, o > 0), else every rank; or every rank regardless. */
+enum model_sim_mode { MODEL_SIM_AUTO, MODEL_SIM_FULL };
+
 /* Predicts one point. 0, or -1 after error() (a geometry the builders
  * refuse, a deadlock). */
 int model_predict(const struct model_params *p, const struct model_machine *mc,
 		  const struct model_point *pt, struct model_pred *out);
+int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
+		       const struct model_point *pt, enum model_sim_mode mode,
+		       struct model_pred *out);
 
 /* The node of rank r (hosts ppn per node; worker k on node k / wpn) and
  * whether it sits on a DPU. */
@@ -135,7 +162,8 @@ struct model_env {
 	int host_cores, dpu_cores;
 	size_t mmax;
 	int has_reduction;
-	int shm_rma; /* model_machine.shm_rma of every observation */
+	int shm_rma;		 /* model_machine.shm_rma of every observation */
+	enum model_sim_mode sim; /* how predictions simulate (MODEL_SIM_AUTO) */
 };
 
 struct store_point;

@@ -9,7 +9,21 @@
  *   4. else wait for everything posted (the transport's one wait);
  *   5. else sleep until the first awaited signal lands (or block).
  * Signals land at the peer when their write completes; a rank blocked on a
- * flag is woken then.
+ * flag is woken then. Ranks whose clocks are equal go by their place on
+ * their node (host ranks, then workers), then by node: every node in the
+ * same order, so that on a machine whose nodes all do the same thing (one
+ * node on), every node sees the same history.
+ *
+ * Classes (model_sim_classes): where the schedules of every node are those
+ * of node 0 shifted by whole nodes, the ranks of node 0 stand for their
+ * class, one rank per node. Node 0's ranks are simulated alone; what they
+ * do to another node's NIC or bus, the same rank of another node does to
+ * node 0's at the same moment, so every node's resources fold onto node
+ * 0's, and a signal to a rank of node d lands at the same rank of node 0,
+ * from the sender's class member d nodes back. Same-class ranks never
+ * reserve one resource at one moment (each reserves its own node's and a
+ * peer node's, a post moves the clock by o > 0), so the folded history is
+ * the full one, operation for operation.
  */
 #include "model.h"
 #include "error.h"
@@ -42,6 +56,7 @@ struct chan {
 
 struct rank {
 	const struct sched *s;
+	int id, slot; /* rank, and place on its node (hosts, then workers) */
 	double t;
 	uint32_t *left;
 	size_t *rq, *lq, *fq; /* ready remote, local, flag-wait ops */
@@ -64,15 +79,41 @@ struct sim {
 	double *tx, *rx;   /* per node: NIC directions free at */
 	double *ptx, *prx; /* per node: PCIe host->DPU, DPU->host free at */
 	int *heap, nheap;  /* running ranks by clock */
+	int fold;	   /* classes: node 0's ranks only (rk by slot) */
 	double cpu;
 	size_t ops;
 };
 
 static int heap_less(const struct sim *s, int a, int b)
 {
-	double ta = s->rk[s->heap[a]].t, tb = s->rk[s->heap[b]].t;
+	const struct rank *x = &s->rk[s->heap[a]], *y = &s->rk[s->heap[b]];
 
-	return ta < tb || (ta == tb && s->heap[a] < s->heap[b]);
+	if (x->t != y->t)
+		return x->t < y->t;
+	if (x->slot != y->slot)
+		return x->slot < y->slot;
+	return x->node < y->node;
+}
+
+static int slot_of(const struct model_machine *mc, int r)
+{
+	int H = mc->nodes * mc->ppn;
+
+	return r < H ? r % mc->ppn : mc->ppn + (r - H) % mc->wpn;
+}
+
+int model_rank_shift(const struct model_machine *mc, int r, int by)
+{
+	int H = mc->nodes * mc->ppn, n = mc->nodes, dpu, node = model_rank_node(mc, r, &dpu);
+	int k = ((node + by) % n + n) % n;
+
+	return r < H ? k * mc->ppn + r % mc->ppn : H + k * mc->wpn + (r - H) % mc->wpn;
+}
+
+/* Where rank r's state lives: its own entry, or (classes) its slot's. */
+static struct rank *rank_at(struct sim *s, int r)
+{
+	return &s->rk[s->fold ? slot_of(s->mc, r) : r];
 }
 
 static void heap_swap(struct sim *s, int a, int b)
@@ -132,7 +173,7 @@ static double arrival(struct rank *k, int sender, int tag, uint32_t count)
 
 static void land(struct sim *s, int to, int from, int tag, uint32_t count, double at)
 {
-	struct rank *k = &s->rk[to];
+	struct rank *k = rank_at(s, to);
 	struct chan *c = chan_get(k, from, tag);
 
 	if (count > c->n) {
@@ -146,7 +187,7 @@ static void land(struct sim *s, int to, int from, int tag, uint32_t count, doubl
 		k->blocked = 0;
 		if (k->t < at + s->p->poll)
 			k->t = at + s->p->poll;
-		heap_push(s, to);
+		heap_push(s, (int)(k - s->rk));
 	}
 }
 
@@ -205,16 +246,17 @@ static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, in
 	return start + lk->L + (double)len * g;
 }
 
-/* Posts remote op i of rank r: its completion time; moves the clock. */
-static double post(struct sim *s, int r, size_t i)
+/* Posts remote op i of rank k: its completion time; moves the clock. */
+static double post(struct sim *s, struct rank *k, size_t i)
 {
-	struct rank *k = &s->rk[r];
 	const struct op *op = &k->s->ops[i];
 	size_t len = op->kind == OP_SIGNAL ? 8 : op->len;
 	enum model_path pk = path_of(s, k, op->peer);
 	const struct model_link *lk = &s->p->path[pk];
 	double g = op->kind == OP_READ ? lk->g_read : lk->g_write, done;
 	int pdpu, pnode = model_rank_node(s->mc, op->peer, &pdpu);
+	/* Classes: the peer's node's resources are node 0's (k is on it). */
+	int rnode = s->fold ? k->node : pnode;
 
 	k->t += s->p->o * k->f;
 	s->cpu += s->p->o;
@@ -230,27 +272,29 @@ static double post(struct sim *s, int r, size_t i)
 		done = k->t;
 	} else {
 		int rd = op->kind == OP_READ;
-		int src = rd ? pnode : k->node, dst = rd ? k->node : pnode;
+		int src = rd ? rnode : k->node, dst = rd ? k->node : rnode;
 		int toward_dpu = pk == PATH_SHM ? k->dpu : rd ? k->dpu : pdpu;
 
 		done = async_xfer(s, pk, src, dst, toward_dpu, len, g, k->t);
 	}
+	/* Classes: the peer's node is pnode - k->node on from ours; the same
+	 * rank of node 0 hears it from our class member that far back. */
 	if (op->kind == OP_SIGNAL)
-		land(s, op->peer, r, op->tag, op->count, done);
+		land(s, op->peer, s->fold ? model_rank_shift(s->mc, k->id, k->node - pnode) : k->id,
+		     op->tag, op->count, done);
 	return done;
 }
 
-/* One action of rank r (see the top of the file). */
-static void step(struct sim *s, int r)
+/* One action of rank k (see the top of the file). */
+static void step(struct sim *s, struct rank *k)
 {
-	struct rank *k = &s->rk[r];
 	const struct sched *sc = k->s;
 	double next = INFINITY;
 
 	if (k->rh < k->rt) {
 		size_t i = k->rq[k->rh++];
 
-		k->posted[k->np] = post(s, r, i);
+		k->posted[k->np] = post(s, k, i);
 		k->pid[k->np++] = i;
 		return;
 	}
@@ -301,12 +345,14 @@ static void step(struct sim *s, int r)
 		k->blocked = 1;
 }
 
-static void rank_init(struct sim *s, int r, const struct sched *sc, double f)
+static void rank_init(struct sim *s, int i, int r, const struct sched *sc, double f)
 {
-	struct rank *k = &s->rk[r];
+	struct rank *k = &s->rk[i];
 	size_t n = sc->n ? sc->n : 1;
 
 	k->s = sc;
+	k->id = r;
+	k->slot = slot_of(s->mc, r);
 	k->f = f;
 	k->t = sc->n ? s->p->t0 * f : 0;
 	k->node = model_rank_node(s->mc, r, &k->dpu);
@@ -340,42 +386,78 @@ static void sim_release(struct sim *s)
 	free(s->heap);
 }
 
+/* Simulates n ranks: ids[i] (NULL: i) with schedules cr[i], stretch f[i];
+ * the resources of `nodes` nodes. */
+static double simulate(struct sim *s, int n, const int *ids, const struct coll_rank *cr, int ref,
+		       const double *f, int nodes, double *cpu_us, size_t *ops)
+{
+	int stuck = 0;
+	double end = 0;
+
+	s->N = n;
+	s->rk = xcalloc((size_t)n, sizeof(*s->rk));
+	s->heap = xmalloc((size_t)n * sizeof(*s->heap));
+	s->bus = xcalloc(6 * (size_t)nodes, sizeof(double));
+	s->tx = s->bus + 2 * nodes;
+	s->rx = s->tx + nodes;
+	s->ptx = s->rx + nodes;
+	s->prx = s->ptx + nodes;
+	for (int i = 0; i < n; i++) {
+		rank_init(s, i, ids ? ids[i] : i, ref ? &cr[i].ref : &cr[i].off, f ? f[i] : 1);
+		if (s->rk[i].s->n)
+			heap_push(s, i);
+	}
+	while (s->nheap) {
+		struct rank *k = &s->rk[heap_pop(s)];
+
+		step(s, k);
+		if (!k->blocked && k->done < k->s->n)
+			heap_push(s, (int)(k - s->rk));
+	}
+	for (int i = 0; i < n; i++) {
+		stuck |= s->rk[i].done < s->rk[i].s->n;
+		end = later(end, s->rk[i].t);
+	}
+	if (cpu_us)
+		*cpu_us = s->cpu;
+	if (ops)
+		*ops += s->ops;
+	sim_release(s);
+	return stuck ? -1 : end;
+}
+
 double model_sim_phase(const struct model_params *p, const struct model_machine *mc,
 		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
 		       size_t *ops)
 {
 	struct sim s = { .p = p, .mc = mc };
-	int nodes = mc->nodes, stuck = 0;
-	double end = 0;
 
-	s.N = nodes * mc->ppn + mc->W;
-	s.rk = xcalloc((size_t)s.N, sizeof(*s.rk));
-	s.heap = xmalloc((size_t)s.N * sizeof(*s.heap));
-	s.bus = xcalloc(6 * (size_t)nodes, sizeof(double));
-	s.tx = s.bus + 2 * nodes;
-	s.rx = s.tx + nodes;
-	s.ptx = s.rx + nodes;
-	s.prx = s.ptx + nodes;
-	for (int r = 0; r < s.N; r++) {
-		rank_init(&s, r, ref ? &cr[r].ref : &cr[r].off, f ? f[r] : 1);
-		if (s.rk[r].s->n)
-			heap_push(&s, r);
-	}
-	while (s.nheap) {
-		int r = heap_pop(&s);
+	return simulate(&s, mc->nodes * mc->ppn + mc->W, NULL, cr, ref, f, mc->nodes, cpu_us, ops);
+}
 
-		step(&s, r);
-		if (!s.rk[r].blocked && s.rk[r].done < s.rk[r].s->n)
-			heap_push(&s, r);
-	}
-	for (int r = 0; r < s.N; r++) {
-		stuck |= s.rk[r].done < s.rk[r].s->n;
-		end = later(end, s.rk[r].t);
-	}
+int model_node_ranks(const struct model_machine *mc, int *ids)
+{
+	int H = mc->nodes * mc->ppn;
+
+	for (int j = 0; j < mc->ppn; j++)
+		ids[j] = j;
+	for (int j = 0; j < mc->wpn && j < mc->W; j++)
+		ids[mc->ppn + j] = H + j;
+	return mc->ppn + (mc->wpn < mc->W ? mc->wpn : mc->W);
+}
+
+double model_sim_classes(const struct model_params *p, const struct model_machine *mc,
+			 const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+			 size_t *ops)
+{
+	struct sim s = { .p = p, .mc = mc, .fold = 1 };
+	int *ids = xmalloc(((size_t)mc->ppn + (size_t)mc->wpn) * sizeof(int));
+	int n = model_node_ranks(mc, ids);
+	double cpu = 0, t = simulate(&s, n, ids, cr, ref, f, 1, &cpu, ops);
+
+	free(ids);
+	/* Every node's ranks did what node 0's did. */
 	if (cpu_us)
-		*cpu_us = s.cpu;
-	if (ops)
-		*ops += s.ops;
-	sim_release(&s);
-	return stuck ? -1 : end;
+		*cpu_us = cpu * mc->nodes;
+	return t;
 }
