@@ -25,6 +25,9 @@
  * `poll` after the signal lands. Where a node has fewer cores than active
  * ranks, every CPU cost of that phase stretches by active / cores.
  * Parameters come from calibration (model_fit.c); the simulator is pure C.
+ * Where every node's schedules are node 0's shifted by whole nodes, node
+ * 0's ranks are simulated for every node's (model_sim_classes), with the
+ * same result (docs/model.md, "Classes of equivalent ranks").
  */
 #ifndef SWEETSPOT_MODEL_H
 #define SWEETSPOT_MODEL_H
