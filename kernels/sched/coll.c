@@ -52,11 +52,11 @@ const struct coll_desc coll_table[COLL_N] = {
 			    .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
 			    .build = coll_build_alltoall },
 	/* The workers' staging: a vector per host, in the receive area. */
-	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN),
+	[COLL_SCAN] = { .algs = ALG(ALG_CHAIN) | ALG(ALG_RECDBL),
 			.reduction = 1,
 			.all = SCHED_RECV_ALL,
 			.build = coll_build_scan },
-	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN),
+	[COLL_EXSCAN] = { .algs = ALG(ALG_CHAIN) | ALG(ALG_RECDBL),
 			  .reduction = 1,
 			  .all = SCHED_RECV_ALL,
 			  .build = coll_build_scan },

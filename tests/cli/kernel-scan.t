@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/cli/kernel-scan.t: scan and exscan under real mpirun. Offloaded
-# (the workers' chain): every assignment, every dtype x op the reductions
+# (the workers' chain, and their recursive-doubling prefix on 3 workers,
+# not a power of two): every assignment, every dtype x op the reductions
 # have, every element of every host's prefix checked against the
 # sequential fold of the hosts before it (and its own, for scan); a
 # corrupted byte is caught. Host-only: MPI_Scan and MPI_Exscan the same
@@ -9,7 +10,7 @@
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 . "$ROOT/tests/cli/kernel-lib.sh"
 
-plan 18
+plan 25
 DTYPES=int32,int64,uint32,uint64,float,double
 OPS=sum,prod,min,max,band,bor,bxor,land,lor,lxor
 
@@ -25,6 +26,20 @@ records_ok 576 chain "offloaded scan and exscan, a collective x assignment x siz
 SWEETSPOT_FAULT=flip-byte kernel_run 7 -t rma -w 2 -c exscan -m 4K,8K -i 2 -x 1
 is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " "exscan: a corrupted byte, exit 1, first point invalid"
 is "$(first_bad)" '"bad_rank":1,"bad_source":-1,"bad_offset":10240' "  ... host 1, the reduced block, its first bad byte"
+
+# recdbl: 5 hosts, 3 workers; block makes 5 runs of one host (workers 0 1
+# 2 0 1), 3 rounds; cyclic the same, locality (hosts 0-1, 2-3, 4 on
+# nodes 0-2) others.
+kernel_run 8 -t rma -w 3 -a recdbl -c scan,exscan -A block,cyclic,locality --ppn 2 --dtype $DTYPES \
+	--op $OPS -m 1000,8K -i 2 -x 1
+is "$?" 0 "offloaded scan and exscan, recdbl: exit 0"
+records_ok 576 recdbl "offloaded scan and exscan recdbl, a collective x assignment x size x dtype x op each"
+
+# flip-byte, exscan recdbl: worker 0's first write to a host is run 3's
+# E (hosts 0 .. 2) to host 3, at the 8K send area + 2048; host 0 gets none.
+SWEETSPOT_FAULT=flip-byte kernel_run 8 -t rma -w 3 -a recdbl -c exscan -m 4K,8K -i 2 -x 1
+is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " "exscan recdbl: a corrupted byte, exit 1, first point invalid"
+is "$(first_bad)" '"bad_rank":3,"bad_source":-1,"bad_offset":10240' "  ... host 3, the reduced block, its first bad byte"
 
 # Host-only, Open MPI's own choice, every dtype x op.
 kernel_run 5 --mode mpi -c scan,exscan --dtype $DTYPES --op $OPS -m 1000 -i 2 -x 1
@@ -42,4 +57,4 @@ for c in scan exscan; do
 done
 
 "$KERNEL" --help >"$TMP/help" 2>&1
-like "$TMP/help" '^ *exscan: chain$' "--help: scan, exscan and their algorithm"
+like "$TMP/help" '^ *exscan: recdbl\* chain$' "--help: scan, exscan and their algorithms (recdbl a schedule)"

@@ -7,7 +7,7 @@
 # COMMAND` the same; an unknown option exit 2, named, with the way to --help.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 88
+plan 90
 exits_with 0 "plan --help" sweetspot plan --help
 like "$TMP/out" '^usage: sweetspot plan SPEC' "plan --help prints usage on stdout"
 exits_with 0 "generate --help" sweetspot generate --help
@@ -32,6 +32,28 @@ exits_with 0 "plan of the onload profile" sweetspot plan "$ROOT/profiles/onload.
 exits_with 0 "plan of the local profile" sweetspot plan --json "$ROOT/profiles/local.cfg"
 n=$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/out")
 ok "the local sweep has at least 20 points ($n)" [ "$n" -ge 20 ]
+
+# The spec takes scan's schedule among workers by name, and the costs are
+# its schedule's: 32 hosts, 16 workers (2 hosts each): chain passes the
+# prefix down 16 workers (read, 15 hops, write: 17 steps); recdbl reads, 4
+# rounds, its 2 hosts' results in order (7; exscan's E adds one), with
+# more operations and bytes.
+cat >"$TMP/scan.cfg" <<'CFG'
+system = {
+	name = "t"; nodes = "n[01-04]"; ppn = 8;
+	dpu = { suffix = "-bf"; cores = 8; };
+	host_bin = "/bin/k"; dpu_bin = "/arm/k";
+};
+sweep = {
+	collectives = [ "scan", "exscan" ]; algorithms = [ "chain", "recdbl" ];
+	assignments = [ "block" ]; sizes = "64K"; dtypes = [ "double" ]; ops = [ "sum" ];
+	placement = [ "dpu" ]; wpn = [ 4 ]; workers = [ 16 ];
+};
+CFG
+exits_with 0 "plan --json of scan and exscan, chain and recdbl" sweetspot plan --json "$TMP/scan.cfg"
+is "$(grep -o '"collective":"[a-z]*","algorithm":"[a-z]*"\|"ops":[0-9]*,"steps":[0-9]*' "$TMP/out" | paste -d' ' - - | tr '\n' ';')" \
+	'"collective":"scan","algorithm":"chain" "ops":79,"steps":17;"collective":"scan","algorithm":"recdbl" "ops":128,"steps":7;"collective":"exscan","algorithm":"chain" "ops":78,"steps":17;"collective":"exscan","algorithm":"recdbl" "ops":127,"steps":8;' \
+	"  ... recdbl's steps are log2 of the workers', chain's linear"
 
 # Bad specs: file:line, exit 2, and generate writes nothing.
 cat >"$TMP/bad.cfg" <<'CFG'

@@ -125,6 +125,70 @@ static void indexed_hosts(void)
 	   bad);
 }
 
+/* The workers a worker reads from in s (ranks >= H), in order, into out. */
+static int worker_reads(const struct sched *s, int H, int *out)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->ops[i].kind == OP_READ && s->ops[i].peer >= H)
+			out[n++] = s->ops[i].peer - H;
+	return n;
+}
+
+/* scan recdbl: log2 rounds of reads at distance 1, 2, 4 .. among the
+ * runs of hosts (any W), the partner's value the left operand of each
+ * fold, and the second buffer of a run where it fits. */
+static void scan_recdbl(void)
+{
+	int owner[8], from[16], n, H = 6;
+	struct coll_rank cr;
+	struct coll_geom g = { .coll = COLL_SCAN,
+			       .alg = ALG_RECDBL,
+			       .H = H,
+			       .W = 6,
+			       .m = 64,
+			       .S = 64,
+			       .owner = owner,
+			       .R = 64 + 8 * 64,
+			       .F = 64 + 8 * 64 + 4 * 64 };
+	const struct op *rd, *red;
+
+	assign_hosts(ASG_BLOCK, H, 6, NULL, NULL, owner);
+	coll_build(&g, H + 5, &cr);
+	n = worker_reads(&cr.off, H, from);
+	ok(n == 3 && from[0] == 4 && from[1] == 3 && from[2] == 1,
+	   "scan recdbl, W = 6: worker 5 reads workers 4, 3, 1 (3 rounds; a run of one "
+	   "host needs no E)");
+	rd = nth(&cr.off, OP_READ, 1);
+	red = nth(&cr.off, OP_REDUCE, 0);
+	ok(rd->peer == H + 4 && red->roff == rd->loff &&
+		   red->loff == nth(&cr.off, OP_READ, 0)->loff,
+	   "  ... round 1 folds its own vector into worker 4's (earlier hosts first)");
+	coll_rank_release(&cr);
+	coll_build(&g, H + 0, &cr);
+	ok(worker_reads(&cr.off, H, from) == 0 && count(&cr.off, OP_SIGNAL) == 3,
+	   "  ... worker 0 reads no worker and signals workers 1, 2, 4");
+	coll_rank_release(&cr);
+	g.coll = COLL_EXSCAN;
+	coll_build(&g, H + 2, &cr);
+	n = worker_reads(&cr.off, H, from);
+	ok(count(&cr.off, OP_WAIT_FLAG) == 5 && n == 3 && from[0] == 1 && from[1] == 0 &&
+		   from[2] == 1 && nth(&cr.off, OP_WRITE, 0)->peer == 2,
+	   "exscan recdbl: worker 2 reads workers 1, 0, then E from 1, after the acks of "
+	   "workers 3 and 4");
+	coll_rank_release(&cr);
+	/* One worker, two hosts: its run's second buffer is in scratch. */
+	g.H = 2;
+	g.W = 1;
+	owner[0] = owner[1] = 0;
+	ok(coll_build(&g, 2, &cr) == 0 && nth(&cr.off, OP_COPY, 0)->roff == g.R,
+	   "recdbl: a run's second buffer in scratch when no host slot is free");
+	coll_rank_release(&cr);
+	g.F = g.R;
+	ok(coll_build(&g, 2, &cr) == -1, "  ... refused when the scratch area lacks it");
+}
+
 int main(void)
 {
 	int owner[5];
@@ -143,7 +207,7 @@ int main(void)
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
 
-	plan(35);
+	plan(41);
 	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner); /* 0 0 1 1 0 */
 
 	coll_build(&g, 0, &cr);
@@ -225,6 +289,7 @@ int main(void)
 			   sched_levels(8) == 4,
 		   "recdbl stage buffers: 1 + log2 of the largest power of two <= W");
 	}
+	scan_recdbl();
 	pattern_fill(buf, sizeof(buf), 3, 7);
 	is_int(pattern_check(buf, sizeof(buf), 3, 7), -1, "pattern checks");
 	is_int(pattern_check(buf, sizeof(buf), 4, 7), 0, "other source differs");

@@ -416,6 +416,20 @@ static void fold_in_place(struct sched *p, int r)
 		}
 }
 
+/* scan recdbl: worker 2 (rank 6 of 4 hosts) refills the buffer worker 3
+ * read in round 1 without waiting for its ack: the ops that waited for an
+ * ack wait for the data's signal instead. */
+static void skip_ack(struct sched *p, int r)
+{
+	for (size_t i = 0; r == 6 && i < p->n; i++)
+		if (p->ops[i].kind == OP_WAIT_FLAG && p->ops[i].tag == 1)
+			for (size_t j = i + 1; j < p->n; j++)
+				for (size_t k = 0; k < p->ops[j].ndeps; k++)
+					if (p->deps[p->ops[j].dep0 + k] == i)
+						p->deps[p->ops[j].dep0 + k] =
+							p->deps[p->ops[j].dep0];
+}
+
 /* A mutated schedule must fail the checks with the reason expected. */
 /* Worker 0 (rank 5 of 5 hosts) releases its first host without waiting
  * for the other worker. */
@@ -435,8 +449,11 @@ static int caught(void (*fn)(struct sched *, int), enum coll c, enum alg a, int 
 	int owner[16], ret;
 	char why[256];
 
-	geom(&g, owner, c, a, ASG_BLOCK, c == COLL_ALLREDUCE && a == ALG_RECDBL ? 4 : 5,
-	     c == COLL_BCAST && a == ALG_KNOMIAL ? 3 : 2, 64, 16, 2, DT_INT32, RO_SUM);
+	geom(&g, owner, c, a, ASG_BLOCK, a == ALG_RECDBL ? 4 : 5,
+	     c == COLL_BCAST && a == ALG_KNOMIAL ? 3 :
+	     c == COLL_SCAN			 ? 4 :
+						   2,
+	     64, 16, 2, DT_INT32, RO_SUM);
 	mutate = fn;
 	ret = simulate(&g, ref, -1, why, sizeof(why));
 	mutate = NULL;
@@ -452,7 +469,7 @@ int main(void)
 	int owner[16];
 	char why[256];
 
-	plan(67);
+	plan(72);
 	/* Under the sanitizers (make check runs the unit tests twice) the same
 	 * checks on W = 1..5: the memory checks need the shapes, not all sizes. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -580,6 +597,8 @@ int main(void)
 	   "knomial: a worker forwarding a chunk before its signal is found");
 	ok(caught(fold_in_place, COLL_ALLREDUCE, ALG_RECDBL, 0, "unordered"),
 	   "recdbl: folding over what the partner reads is found");
+	ok(caught(skip_ack, COLL_SCAN, ALG_RECDBL, 0, "unordered"),
+	   "scan recdbl: refilling a buffer before its reader's ack is found");
 	ok(caught(release_early, COLL_BARRIER, ALG_DISSEM, 0, "goes on before host"),
 	   "barrier: a worker releasing its host before the others arrive is found");
 	return done_testing();
