@@ -7,7 +7,9 @@
 #include <string.h>
 
 #define ALG(a)	  (1u << (a))
-#define SCHEDULES (ALG(ALG_KNOMIAL) | ALG(ALG_RING) | ALG(ALG_RECDBL))
+#define COMBINES  (ALG(ALG_KNOMIAL) | ALG(ALG_RING) | ALG(ALG_RECDBL))
+/* The schedules among workers: measured only when listed. */
+#define SCHEDULES (COMBINES | ALG(ALG_PAIRWISE))
 
 const char *const coll_names[COLL_N] = {
 	[COLL_BCAST] = "bcast",	  [COLL_GATHER] = "gather",	  [COLL_ALLGATHER] = "allgather",
@@ -19,7 +21,7 @@ const char *const alg_names[ALG_N] = {
 	[ALG_DIRECT] = "direct", [ALG_LEADER] = "leader",     [ALG_ALLIN] = "allin",
 	[ALG_SLICE] = "slice",	 [ALG_ASSIGNED] = "assigned", [ALG_KNOMIAL] = "knomial",
 	[ALG_RING] = "ring",	 [ALG_RECDBL] = "recdbl",     [ALG_CHAIN] = "chain",
-	[ALG_DISSEM] = "dissem",
+	[ALG_DISSEM] = "dissem", [ALG_PAIRWISE] = "pairwise",
 };
 
 /* Pipelining: the reductions, gather and allgather chunk every algorithm
@@ -28,7 +30,7 @@ const char *const alg_names[ALG_N] = {
  * worker schedule is pipelined. */
 const struct coll_desc coll_table[COLL_N] = {
 	[COLL_BCAST] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL),
-			 .pipelined = SCHEDULES,
+			 .pipelined = COMBINES,
 			 .build = coll_build_bcast },
 	[COLL_GATHER] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_KNOMIAL),
 			  .pipelined = ~0u,
@@ -43,11 +45,11 @@ const struct coll_desc coll_table[COLL_N] = {
 			  .pipelined = ~0u,
 			  .reduction = 1,
 			  .build = coll_build_reduce },
-	[COLL_ALLREDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | SCHEDULES,
+	[COLL_ALLREDUCE] = { .algs = ALG(ALG_SLICE) | ALG(ALG_ASSIGNED) | COMBINES,
 			     .pipelined = ~0u,
 			     .reduction = 1,
 			     .build = coll_build_reduce },
-	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT),
+	[COLL_ALLTOALL] = { .algs = ALG(ALG_DIRECT) | ALG(ALG_PAIRWISE),
 			    .pipelined = ~0u,
 			    .all = SCHED_RECV_ALL | SCHED_SEND_ALL,
 			    .build = coll_build_alltoall },

@@ -56,7 +56,7 @@ enum coll {
 	COLL_BARRIER,
 	COLL_N
 };
-/* The worker schedules knomial, ring and recdbl are algorithm values of
+/* The worker schedules knomial, ring, recdbl and pairwise are algorithm values of
  * their own: for bcast, gather and allgather they say how the workers move
  * the blocks among themselves; for reduce and allreduce they are `assigned`
  * (each worker folds its hosts' vectors) with that schedule as the workers'
@@ -72,6 +72,7 @@ enum alg {
 	ALG_RECDBL,
 	ALG_CHAIN,
 	ALG_DISSEM,
+	ALG_PAIRWISE,
 	ALG_N
 };
 

@@ -7,7 +7,7 @@
 # COMMAND` the same; an unknown option exit 2, named, with the way to --help.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
-plan 90
+plan 92
 exits_with 0 "plan --help" sweetspot plan --help
 like "$TMP/out" '^usage: sweetspot plan SPEC' "plan --help prints usage on stdout"
 exits_with 0 "generate --help" sweetspot generate --help
@@ -54,6 +54,17 @@ exits_with 0 "plan --json of scan and exscan, chain and recdbl" sweetspot plan -
 is "$(grep -o '"collective":"[a-z]*","algorithm":"[a-z]*"\|"ops":[0-9]*,"steps":[0-9]*' "$TMP/out" | paste -d' ' - - | tr '\n' ';')" \
 	'"collective":"scan","algorithm":"chain" "ops":79,"steps":17;"collective":"scan","algorithm":"recdbl" "ops":128,"steps":7;"collective":"exscan","algorithm":"chain" "ops":78,"steps":17;"collective":"exscan","algorithm":"recdbl" "ops":127,"steps":8;' \
 	"  ... recdbl's steps are log2 of the workers', chain's linear"
+
+# alltoall's schedule among workers likewise: 4 nodes of 8 hosts, a DPU
+# each (locality), 1K blocks: pairwise's 3 worker rounds of a message per
+# step against direct's 32 pairwise rounds of a read and a write.
+sed 's/"scan", "exscan" ]; algorithms = \[ "chain", "recdbl" \]/"alltoall" ]; algorithms = [ "direct", "pairwise" ]/;
+	s/"block" ]; sizes = "64K"; dtypes = \[ "double" \]; ops = \[ "sum" \]/"locality" ]; sizes = "1K"/;
+	s/wpn = \[ 4 \]; workers = \[ 16 \]/wpn = [ 1 ]; workers = [ 4 ]/' "$TMP/scan.cfg" >"$TMP/a2a.cfg"
+exits_with 0 "plan --json of alltoall, direct and pairwise" sweetspot plan --json "$TMP/a2a.cfg"
+is "$(grep -o '"algorithm":"[a-z]*"\|"ops":[0-9]*,"steps":[0-9]*' "$TMP/out" | paste -d' ' - - | tr '\n' ';')" \
+	'"algorithm":"direct" "ops":2048,"steps":32;"algorithm":"pairwise" "ops":2096,"steps":17;' \
+	"  ... their costs, from their schedules"
 
 # Bad specs: file:line, exit 2, and generate writes nothing.
 cat >"$TMP/bad.cfg" <<'CFG'

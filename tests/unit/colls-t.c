@@ -52,7 +52,7 @@ static int tables_agree(void)
 
 int main(void)
 {
-	plan(38);
+	plan(39);
 	ok(tables_agree(), "the tuner's rows are the kernel's collectives, one each, in order");
 	is_int(COLL_DEFAULT_CHUNK, 65536, "the kernel's default chunk is 64K");
 	ok(COLL_DEFAULT_WINDOW == 2 && COLL_DEFAULT_RADIX == 2, "window 2, radix 2");
@@ -113,12 +113,15 @@ int main(void)
 
 		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 0), 7,
 		       "seven algorithms without the schedules");
-		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 10,
-		       "ten with them");
-		is_str(names[9], "recdbl", "schedules last, in order of first appearance");
+		is_int((long long)colls_algorithm_names(names, COLLS_MAX_NAMES, 1), 11,
+		       "eleven with them");
+		ok(!strcmp(names[9], "recdbl") && !strcmp(names[10], "pairwise"),
+		   "schedules last, in order of first appearance");
 		is_int((long long)colls_collective_names(names, COLLS_MAX_NAMES), 9, "nine names");
 		is_str(colls_algorithms_of("allreduce", buf, sizeof(buf)),
 		       "slice, assigned, knomial, ring, recdbl", "what applies to allreduce");
+		is_str(colls_algorithms_of("alltoall", buf, sizeof(buf)), "direct, pairwise",
+		       "what applies to alltoall");
 	}
 	return done_testing();
 }

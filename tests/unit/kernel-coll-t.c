@@ -189,6 +189,46 @@ static void scan_recdbl(void)
 	ok(coll_build(&g, 2, &cr) == -1, "  ... refused when the scratch area lacks it");
 }
 
+/* alltoall pairwise, 5 hosts, 2 workers (block: 0 1 4 | 2 3), 64-byte
+ * blocks, 16-byte chunks, 2 slots of 160 bytes: worker 1 touches only its
+ * own hosts and worker 0, one message per step of at most a slot. */
+static void alltoall_pairwise(void)
+{
+	int owner[5], own = 1, msgs = 0, sigs = 0;
+	size_t most = 0;
+	struct coll_rank cr;
+	struct coll_geom g = { .coll = COLL_ALLTOALL,
+			       .alg = ALG_PAIRWISE,
+			       .H = 5,
+			       .W = 2,
+			       .m = 64,
+			       .S = 320,
+			       .owner = owner,
+			       .chunk = 16,
+			       .window = 2 };
+
+	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner);
+	coll_build(&g, 6, &cr);
+	for (size_t i = 0; i < cr.off.n; i++) {
+		const struct op *o = &cr.off.ops[i];
+
+		if ((o->kind == OP_READ || o->kind == OP_WRITE) && o->peer < 5)
+			own &= o->peer == 2 || o->peer == 3;
+		if (o->kind == OP_READ && o->peer == 5) {
+			msgs++;
+			most = o->len > most ? o->len : most;
+		}
+		sigs += o->kind == OP_SIGNAL && o->tag == 0 && o->peer == 5;
+	}
+	ok(own && msgs == 3 && sigs == 3 && most == 160,
+	   "alltoall pairwise: worker 1 touches only hosts 2, 3; 3 steps each way with worker 0 "
+	   "(%d in, %d out, at most %zu bytes)",
+	   msgs, sigs, most);
+	is_int(count(&cr.off, OP_WRITE), 2 * 5 * 4,
+	       "  ... writes 4 chunks of 5 blocks to each host");
+	coll_rank_release(&cr);
+}
+
 int main(void)
 {
 	int owner[5];
@@ -207,7 +247,7 @@ int main(void)
 	struct tstats st;
 	double t[] = { 4, 1, 3, 2 };
 
-	plan(41);
+	plan(43);
 	assign_hosts(ASG_BLOCK, 5, 2, NULL, NULL, owner); /* 0 0 1 1 0 */
 
 	coll_build(&g, 0, &cr);
@@ -290,6 +330,7 @@ int main(void)
 		   "recdbl stage buffers: 1 + log2 of the largest power of two <= W");
 	}
 	scan_recdbl();
+	alltoall_pairwise();
 	pattern_fill(buf, sizeof(buf), 3, 7);
 	is_int(pattern_check(buf, sizeof(buf), 3, 7), -1, "pattern checks");
 	is_int(pattern_check(buf, sizeof(buf), 4, 7), 0, "other source differs");
