@@ -11,7 +11,9 @@
 # side per worker count: the offloaded total and Open MPI's best alltoall
 # (the configuration with the lowest median over the rounds), their ratio
 # round by round, and the offload efficiency (oe_measured), each as median and min..max
-# over the three launches. On 2 shared cores the 4 + W ranks oversubscribe
+# over the three launches. Then the workers' pairwise schedule (-a
+# pairwise, 2 and 4 workers) in the same rounds, against direct on as many
+# workers, round by round. On 2 shared cores the 4 + W ranks oversubscribe
 # the machine: the times are this machine's, the ratio is the figure.
 set -eu
 ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -39,6 +41,12 @@ for round in $(seq $ROUNDS); do
 			sed -n 's/.*"total_us_median":\([0-9.]*\),.*"oe_measured":\([0-9.]*\),.*"valid":true.*/\1 \2/p' \
 			>>"$TMP/w$w"
 	done
+	for w in 2 4; do
+		run -np $((HOSTS + w)) "$ROOT/bin/sweetspot-kernel" -t rma -c alltoall -a pairwise -A block \
+			-w "$w" -m $SIZE -i $ITERS -x $WARM |
+			sed -n 's/.*"total_us_median":\([0-9.]*\),.*"oe_measured":\([0-9.]*\),.*"valid":true.*/\1 \2/p' \
+			>>"$TMP/p$w"
+	done
 	for a in 0 $algs; do
 		if [ "$a" = 0 ]; then
 			run -np $HOSTS "$ROOT/bin/sweetspot-kernel" --mode mpi -c alltoall -m $SIZE -i $ITERS -x $WARM
@@ -48,7 +56,7 @@ for round in $(seq $ROUNDS); do
 		fi | sed -n 's/.*"total_us_median":\([0-9.]*\),.*"valid":true.*/\1/p' >>"$TMP/mpi$a"
 	done
 done
-for f in "$TMP"/w* "$TMP"/mpi*; do
+for f in "$TMP"/w* "$TMP"/p* "$TMP"/mpi*; do
 	if [ "$(wc -l <"$f")" -ne $ROUNDS ]; then
 		echo "alltoall: $(basename "$f"): not $ROUNDS valid records" >&2
 		exit 1
@@ -76,6 +84,13 @@ for w in 1 2 4; do
 	# The ratio round by round: each round's launches ran side by side.
 	awk '{ print $1 }' "$TMP/w$w" | paste - "$TMP/mpi$best" | awk '{ print $1 / $2 }' >"$TMP/ratio$w"
 	set -- $(stat "$TMP/w$w" 1) $(stat "$TMP/ratio$w" 1) $(stat "$TMP/w$w" 2)
+	printf '%-8d %10.0f (%6.0f..%6.0f) %14.2f (%5.2f..%5.2f) %12.1f (%5.1f..%5.1f)\n' "$w" "$1" "$2" "$3" \
+		"$4" "$5" "$6" "$7" "$8" "$9"
+done
+printf '%-8s %28s %28s %26s\n' workers "pairwise total us (min..max)" "pairwise / direct (min..max)" "oe_measured % (min..max)"
+for w in 2 4; do
+	awk '{ print $1 }' "$TMP/p$w" | paste - "$TMP/w$w" | awk '{ print $1 / $2 }' >"$TMP/pratio$w"
+	set -- $(stat "$TMP/p$w" 1) $(stat "$TMP/pratio$w" 1) $(stat "$TMP/p$w" 2)
 	printf '%-8d %10.0f (%6.0f..%6.0f) %14.2f (%5.2f..%5.2f) %12.1f (%5.1f..%5.1f)\n' "$w" "$1" "$2" "$3" \
 		"$4" "$5" "$6" "$7" "$8" "$9"
 done
