@@ -38,6 +38,15 @@ SWEETSPOT_FAULT=flip-byte kmpi -np 5 "$KERNEL" -t verbs -w 2 -c alltoall -m 4K,8
 is "$? $(json_field "$TMP/out" valid | tr '\n' ' ')" "1 false true " \
 	"alltoall: SWEETSPOT_FAULT=flip-byte over verbs is caught, exit 1"
 
+# The workers' schedules over verbs: alltoall pairwise (a step from
+# worker to worker in one message) and scan, exscan recdbl (partials read
+# from other workers in rounds), 3 assignments, every byte and element
+# checked.
+kmpi -np 5 "$KERNEL" -t verbs -w 2 -c alltoall,scan,exscan -a pairwise,recdbl -A block,cyclic,locality \
+	-m 4K --chunk 16K --dtype int64 --op sum -i 3 -x 1
+is "$? $(wc -l <"$TMP/out" | tr -d ' ') $(json_field "$TMP/out" valid | sort -u)" "0 9 true" \
+	"alltoall pairwise, scan and exscan recdbl over verbs: 9 records, exit 0, every one valid"
+
 # --transport auto takes verbs where a device is up.
 kmpi -np 3 "$KERNEL" -t auto -c gather -m 8K -i 2 -x 1
 is "$? $(json_field "$TMP/out" transport) $(json_field "$TMP/out" device)" "0 verbs rxe0" \
