@@ -41,31 +41,9 @@ trap 'exit 1' INT TERM HUP
 printf '%s\n' "$OUT/cores/core.%e.%p" >/proc/sys/kernel/core_pattern
 ulimit -c unlimited
 
-# spec NODES LAUNCHER EXTRA
+. "$ROOT/tests/lib/dpu-spec.sh"
+# 2 layouts a sweep: LAUNCHES / 2 repetitions each.
 reps=$((LAUNCHES / 2))
-spec() {
-	cat <<EOF
-system = {
-	name = "soak"; nodes = "$1"; ppn = 2;
-	dpu = { suffix = "-bf"; cores = 2; };
-	host_bin = "$BIN/sweetspot-kernel";
-	dpu_bin = "$BIN/sweetspot-kernel";
-	launcher = "$2";
-	$3
-};
-sweep = {
-	collectives = [ "bcast" ]; algorithms = [ "direct" ];
-	assignments = [ "block", "cyclic" ];
-	sizes = "4K";
-	wpn = [ 1 ]; workers = [ 1, 2 ];
-	placement = [ "dpu" ];
-	iterations = 3; warmup = 1; repetitions = $reps;
-	time_limit = 120;
-	retries = 0;
-	transport = "rma";
-};
-EOF
-}
 
 # classify DB: "class reason" per failed launch, from its reason and log.
 classify() {
@@ -108,15 +86,15 @@ done
 # tcp between them, and osc pt2pt (Debian turns it off; osc rdma needs
 # shared memory, which separate "nodes" do not share). The srun steps get
 # theirs from the testbed's TaskProlog (btl self,tcp; osc ucx).
-spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
+RETRIES=0 spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
 	\"--mca\", \"btl\", \"self,tcp\", \"--mca\", \"osc\", \"pt2pt\",
 	\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\" ];" \
-	>"$OUT/mpirun.cfg"
+	"$reps" 120 >"$OUT/mpirun.cfg"
 sweetspot run "$OUT/mpirun.cfg" --db "$OUT/mpirun.db" >"$OUT/mpirun.out" 2>"$OUT/mpirun.err" || true
 
 sh "$ROOT/tests/testbed/slurm-cluster.sh" up "$CLUSTER" >/dev/null
 eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
-spec "n[1-2]" srun "" >"$OUT/srun.cfg"
+RETRIES=0 spec "n[1-2]" srun "" "$reps" 120 >"$OUT/srun.cfg"
 salloc -Q --nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2 \
 	sweetspot run "$OUT/srun.cfg" --db "$OUT/srun.db" >"$OUT/srun.out" 2>"$OUT/srun.err" || true
 echo "soak: $LAUNCHES launches per launcher, retries off, $LOAD spinning processes beside"
