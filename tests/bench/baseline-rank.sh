@@ -112,7 +112,8 @@ echo "baseline-rank: $R rounds, 4 ranks, $(wc -l <"$TMP/algs") algorithms of $CO
 for coll in $(echo "$COLLS" | tr ',' ' '); do
 	grep "^$coll " "$TMP/data" | cut -d' ' -f2- >"$TMP/data-$coll" || continue
 	echo "== $coll: baseline (A, B: algorithm ids) and the loop"
-	"$PAIRS" baseline loop "$TMP/data-$coll" | tee "$TMP/pairs-$coll"
+	"$PAIRS" baseline loop "$TMP/data-$coll" >"$TMP/pairs-$coll"
+	cat "$TMP/pairs-$coll"
 done
 cat "$TMP"/pairs-* | awk '/^pairs:/ { a += $2; d += $4; u += $6 }
 END { printf "all: %d pairs agree, %d disagree, %d undecided by both (target: 0 disagree)\n", a, d, u }'

@@ -256,9 +256,8 @@ int main(int argc, char **argv)
 		goto out;
 	status = 1;
 	distinct(&d, &sizes, &ns, &algs, &na);
-	printf("# %9s %3s %3s  %-41s  %-41s  %s\n", "bytes", "A", "B", argv[i], argv[i + 1],
-	       "pair");
-	printf("# %9s %3s %3s  %-9s %6s %-13s %7s  %-9s %6s %-13s %7s\n", "", "", "", "verdict",
+	printf("#%8s %3s %3s  %-38s  %-38s  %s\n", "bytes", "A", "B", argv[i], argv[i + 1], "pair");
+	printf("#%8s %3s %3s  %-9s %6s %-13s %7s  %-9s %6s %-13s %7s\n", "", "", "", "verdict",
 	       "B/A", "[95% CI]", "p(Holm)", "verdict", "B/A", "[95% CI]", "p(Holm)");
 	for (size_t s = 0; s < ns; s++)
 		if (one_size(&d, sizes[s], algs, na, (const char *const *)&argv[i], alpha, delta,
