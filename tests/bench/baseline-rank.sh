@@ -75,7 +75,7 @@ loop() {
 	for v in "$@"; do xs="$xs -x ${v%%=*}"; done
 	# shellcheck disable=SC2086
 	env "$@" mpirun --oversubscribe --allow-run-as-root $xs --host localhost:4 -np 4 \
-		"$ROOT/bin/sweetspot-loop" -c "$coll" -m "$BYTES" -i 10 -x 2 >"$TMP/loop.out" 2>&1 || {
+		"$ROOT/bin/sweetspot-loop" -c "$coll" -m "$BYTES" -i 10 -x 2 </dev/null >"$TMP/loop.out" 2>&1 || {
 		echo "baseline-rank: sweetspot-loop $coll algorithm $id failed:" >&2
 		tail -5 "$TMP/loop.out" >&2
 		exit 1
