@@ -32,7 +32,7 @@
 # exact Mann-Whitney p of R against R launches reaches that from R = 7 on.
 #
 # Measured (2026-11-26, load average 5-10 on the 2 cores): see
-# docs/benchmarks.md; 8 rounds take about 13 min here.
+# docs/benchmarks.md; 8 rounds took 667 s.
 set -eu
 ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 S="$ROOT/bin/sweetspot"
