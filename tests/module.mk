@@ -3,6 +3,13 @@
 # tests/testbed/*.t. All print TAP and run under prove.
 UNIT_SRC   := $(wildcard tests/unit/*-t.c)
 UNIT_TESTS := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# tests/bench/baseline-rank.sh's helper: two measures' rankings of the
+# algorithms compared pair by pair with verify's statistics (libsweetspot).
+RANK_PAIRS := $(BUILD)/tests/rank-pairs
+$(RANK_PAIRS): tests/bench/rank-pairs.c $(LIBSWEETSPOT)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(CFLAGS) $(INC_tuner) -o $@ $< $(LIBSWEETSPOT) $(TUNER_LIBS)
+
 CLI_TESTS  := $(sort $(wildcard tests/cli/*.t) $(wildcard tests/testbed/*.t))
 PROVE      ?= prove
 PROVE_FLAGS ?=
@@ -36,7 +43,7 @@ $(ASAN_TESTS): $(wildcard kernels/*.c kernels/*.h)
 check-asan: $(ASAN_TESTS)
 	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(ASAN_TESTS)
 
-check: programs $(UNIT_TESTS) $(ASAN_TESTS)
+check: programs $(UNIT_TESTS) $(ASAN_TESTS) $(RANK_PAIRS)
 	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(ASAN_TESTS) $(CLI_TESTS)
 
 # What CI runs in a fresh Debian 12 root (.ci/fresh-root.sh), where the full
@@ -50,5 +57,6 @@ check-fresh: programs mpich smpi $(UNIT_TESTS) $(ASAN_TESTS)
 	SWEETSPOT_ROOT=$(CURDIR) $(PROVE) $(PROVE_FLAGS) $(UNIT_TESTS) $(ASAN_TESTS) $(FRESH_TESTS)
 
 BENCHES := $(sort $(wildcard tests/bench/*.sh))
-bench: programs
+bench: programs $(RANK_PAIRS)
 	@set -e; for b in $(BENCHES); do echo "== $$b"; SWEETSPOT_ROOT=$(CURDIR) sh $$b; done
+

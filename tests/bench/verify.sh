@@ -20,31 +20,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/sweetspot-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
-cat >"$TMP/spec.cfg" <<CFG
-system = {
-	name = "local";
-	nodes = "localhost";
-	ppn = 4;
-	onload = { cores = 2; };
-	host_bin = "$ROOT/bin/sweetspot-kernel";
-	launcher = "mpirun";
-	launcher_args = [ "--oversubscribe" ];
-};
-sweep = {
-	collectives = [ $(echo "${VERIFY_BENCH_COLLS:-bcast,reduce,allgather,allreduce}" | sed 's/[^,]*/"&"/g; s/,/, /g') ];
-	assignments = [ "block" ];
-	sizes = "${VERIFY_BENCH_SIZES:-1K:4M}";
-	wpn = [ 1 ];
-	workers = [ 1 ];
-	placement = [ "onload" ];
-	iterations = 10;
-	warmup = 2;
-	repetitions = 3;
-	max_repetitions = 10;
-	time_limit = 600;
-	transport = "rma";
-};
-CFG
+. "$ROOT/tests/lib/local-spec.sh"
+local_spec "$ROOT" "${VERIFY_BENCH_COLLS:-bcast,reduce,allgather,allreduce}" "${VERIFY_BENCH_SIZES:-1K:4M}" 3 >"$TMP/spec.cfg"
 S="$ROOT/bin/sweetspot"
 "$S" baseline "$TMP/spec.cfg" --db "$TMP/s.db" >"$TMP/baseline.out" 2>"$TMP/baseline.err" || {
 	tail -5 "$TMP/baseline.err" >&2; exit 1; }
