@@ -14,14 +14,25 @@
 #   machine  the machine ran out of something (memory, processes, disk);
 #   other    none of those: printed whole, to be looked at.
 # Core files of crashed ranks are kept in the output folder (KEEP=DIR, else
-# a temporary one) for gdb. LAUNCHES (default 500) per launcher.
-# Run under `flock /tmp/sweetspot-heavy.lock`: it brings up the testbed.
+# a temporary one) for gdb. LAUNCHES (default 500) per launcher. SWEEPS
+# (default "mpirun srun") picks the sweeps; with KEEP=DIR a sweep that was
+# stopped resumes where it stopped (`sweetspot run` resumes its run), so
+# the mpirun sweep can run on its own while the testbed is busy.
+# Run under `flock /tmp/sweetspot-heavy.lock` when SWEEPS has srun: it
+# brings up the testbed.
 set -eu
 ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=$ROOT/bin
 PATH=$BIN:$PATH
 LAUNCHES=${LAUNCHES:-500}
 LOAD=${LOAD:-2}
+SWEEPS=${SWEEPS:-mpirun srun}
+case " $SWEEPS " in *" mpirun "* | *" srun "*) ;; *)
+	echo "soak.sh: SWEEPS names no sweep (mpirun, srun): $SWEEPS" >&2
+	exit 2
+	;;
+esac
+has() { case " $SWEEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 OUT=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/sweetspot-soak.XXXXXX")}
 mkdir -p "$OUT/cores"
 CLUSTER=$OUT/cluster
@@ -86,20 +97,23 @@ done
 # tcp between them, and osc pt2pt (Debian turns it off; osc rdma needs
 # shared memory, which separate "nodes" do not share). The srun steps get
 # theirs from the testbed's TaskProlog (btl self,tcp; osc ucx).
-RETRIES=0 spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
+has mpirun && RETRIES=0 spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"plm_rsh_agent\", \"$ROOT/tests/testbed/fake-ssh\",
 	\"--mca\", \"btl\", \"self,tcp\", \"--mca\", \"osc\", \"pt2pt\",
 	\"--mca\", \"btl_tcp_if_include\", \"lo\", \"--mca\", \"oob_tcp_if_include\", \"lo\" ];" \
 	"$reps" 120 >"$OUT/mpirun.cfg"
-sweetspot run "$OUT/mpirun.cfg" --db "$OUT/mpirun.db" >"$OUT/mpirun.out" 2>"$OUT/mpirun.err" || true
+has mpirun && { sweetspot run "$OUT/mpirun.cfg" --db "$OUT/mpirun.db" >>"$OUT/mpirun.out" 2>>"$OUT/mpirun.err" || true; }
 
-sh "$ROOT/tests/testbed/slurm-cluster.sh" up "$CLUSTER" >/dev/null
-eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
-RETRIES=0 spec "n[1-2]" srun "" "$reps" 120 >"$OUT/srun.cfg"
-salloc -Q --nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2 \
-	sweetspot run "$OUT/srun.cfg" --db "$OUT/srun.db" >"$OUT/srun.out" 2>"$OUT/srun.err" || true
+if has srun; then
+	sh "$ROOT/tests/testbed/slurm-cluster.sh" up "$CLUSTER" >/dev/null
+	eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
+	RETRIES=0 spec "n[1-2]" srun "" "$reps" 120 >"$OUT/srun.cfg"
+	salloc -Q --nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2 \
+		sweetspot run "$OUT/srun.cfg" --db "$OUT/srun.db" >>"$OUT/srun.out" 2>>"$OUT/srun.err" || true
+fi
 echo "soak: $LAUNCHES launches per launcher, retries off, $LOAD spinning processes beside"
 printf '%-7s %8s %6s %5s %8s %5s %8s %6s\n' launcher launches ok hang runtime ours machine other
-report mpirun "$OUT/mpirun.db"
-report srun "$OUT/srun.db"
+for l in mpirun srun; do
+	[ -f "$OUT/$l.db" ] && report "$l" "$OUT/$l.db"
+done
 echo "target: 0 hangs; every failure classified (other: 0)"
 echo "cores kept: $(ls "$OUT/cores" | wc -l)${KEEP:+ in $OUT/cores}"
