@@ -10,7 +10,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 21
+plan 25
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 # search-local.cfg with four layouts (1 to 4 onload workers, as many WPN).
@@ -56,6 +56,17 @@ like "$TMP/out" '^model: parameters stored for this spec, no calibration launch$
 like "$TMP/out" "^launches: $((2 * k)) measuring \+ 0 calibrating = $((2 * k)) in total, against 8 for the full grid$" \
 	"launches against the grid's, in words"
 is "$(folders 'n1-ppn3-*-r*')" "3" "no new calibration launch"
+
+# The adaptive search on the same database: the stored parameters give
+# the surrogate its prior mean (every layout predicted), and it says so;
+# on a database without them the prior is the constant.
+exits_with 0 "adaptive search where the model's parameters are stored" \
+	sweetspot search "$SPEC" --db "$DB" --json --max-repetitions 2
+like "$TMP/out" '"surrogate":\{"points":[0-9]+,"loo_rms":[^,]*,"fit_good":(true|false),"prior":"model"\}' \
+	"the surrogate's prior mean is the model's prediction"
+exits_with 0 "the same on a database without parameters" \
+	sweetspot search "$SPEC" --db "$TMP/r/none.db" --max-repetitions 2
+like "$TMP/out" 'surrogate \(assumed: .*prior mean constant\)' "its prior mean is a constant, in words"
 
 # Reductions: a decision group per dtype and op, as recommend decides.
 sed -e "s#\.\./\.\./bin/sweetspot-kernel#$BIN/sweetspot-kernel#" \

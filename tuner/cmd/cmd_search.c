@@ -283,9 +283,10 @@ static json_t *decision_json(const struct search_space *sp, const struct search_
 				  d->more_equal	      ? "show them equal" :
 							"separate them"));
 	json_object_set_new(o, "surrogate",
-			    json_pack("{s:I, s:o, s:b}", "points", (json_int_t)d->surrogate_points,
-				      "loo_rms", num_or_null(d->surrogate_rms), "fit_good",
-				      d->surrogate_ok));
+			    json_pack("{s:I, s:o, s:b, s:s}", "points",
+				      (json_int_t)d->surrogate_points, "loo_rms",
+				      num_or_null(d->surrogate_rms), "fit_good", d->surrogate_ok,
+				      "prior", d->surrogate_prior ? "model" : "constant"));
 	return o;
 }
 
@@ -503,10 +504,10 @@ static void print_noise(const struct search_space *sp, const struct search_decis
 		       d->more_equal ? "show them equal within delta" : "separate them");
 	if (d->surrogate_points)
 		printf("    surrogate (assumed: log OE smooth over log workers, log WPN, "
-		       "placement, "
-		       "nodes; GP with the pooled noise): %u layouts fitted, leave-one-out "
-		       "residuals "
-		       "%.2f sd RMS: %s\n",
+		       "placement, nodes; GP with the pooled noise, prior mean %s): %u layouts "
+		       "fitted, leave-one-out residuals %.2f sd RMS: %s\n",
+		       d->surrogate_prior ? "the model's prediction plus a fitted offset" :
+					    "constant",
 		       d->surrogate_points, d->surrogate_rms,
 		       d->surrogate_ok ? "fit good, used to choose the layouts launched" :
 					 "fit poor, layouts chosen by the measured-only rule");
@@ -687,6 +688,7 @@ static int search_launching(const struct search_args *a, const struct spec *s, c
 	enum launcher l;
 	unsigned failed = 0;
 	char *prog;
+	double *prior = NULL;
 	int rc;
 
 	if (runner_pick_launcher(a->launcher, s, a->path, 0, &l))
@@ -703,7 +705,13 @@ static int search_launching(const struct search_args *a, const struct spec *s, c
 			return 1;
 		o.only = ms->only;
 	}
+	/* The model's predictions, where its parameters are stored, as the
+	 * surrogate's prior mean. */
+	if (o.strategy == SEARCH_ADAPTIVE && model_search_prior(a->path, db, s, p, sp, &prior) < 0)
+		return 1;
+	o.prior = prior;
 	rc = runner_search_run(s, p, a->path, db, l, &o, res, &failed);
+	free(prior);
 	if (rc)
 		return rc == 1 ? 130 : 1;
 	if (failed)

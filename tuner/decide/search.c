@@ -644,15 +644,21 @@ static int launchable(const struct state *st, size_t l)
 static int fit_group(const struct state *st, size_t g, double noise, struct surrogate *sg)
 {
 	double *y = xcalloc(st->L + 1, sizeof(double)), *var = xcalloc(st->L + 1, sizeof(double));
+	double *prior = st->o->prior ? xcalloc(st->L + 1, sizeof(double)) : NULL;
 	int r;
 
 	for (size_t l = 0; l < st->L; l++) {
 		y[l] = log_mean(st, l, g);
 		var[l] = noise * noise / (st->n[AT(st, l, g)] ? st->n[AT(st, l, g)] : 1);
+		if (prior)
+			prior[l] = st->o->prior[AT(st, l, g)] > 0 ?
+					   log(st->o->prior[AT(st, l, g)]) :
+					   NAN;
 	}
-	r = surrogate_fit((const double(*)[SURROGATE_DIM])st->feat, y, var, st->L, sg);
+	r = surrogate_fit((const double(*)[SURROGATE_DIM])st->feat, y, var, prior, st->L, sg);
 	free(y);
 	free(var);
+	free(prior);
 	return r;
 }
 
@@ -980,19 +986,20 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 	sd->more_a = config_of(st, dg, dc->more_a);
 	sd->more_b = config_of(st, dg, dc->more_b);
 	sd->more_equal = dc->more_equal;
-	sd->surrogate_ok = 1;
+	sd->surrogate_ok = sd->surrogate_prior = 1;
 	sd->surrogate_rms = 0;
 	sd->surrogate_points = UINT32_MAX;
 	for (size_t j = 0; j < dg->m; j++) {
 		struct surrogate sg;
 
 		if (fit_group(st, dg->g[j], eval_noise(ev), &sg)) {
-			sd->surrogate_ok = 0;
+			sd->surrogate_ok = sd->surrogate_prior = 0;
 			sd->surrogate_points = 0;
 			sd->surrogate_rms = NAN;
 			break;
 		}
 		sd->surrogate_ok &= sg.ok;
+		sd->surrogate_prior &= sg.prior;
 		sd->surrogate_rms = fmax(sd->surrogate_rms, sg.loo_rms);
 		if (sg.used < sd->surrogate_points)
 			sd->surrogate_points = (unsigned)sg.used;

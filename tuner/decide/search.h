@@ -126,6 +126,12 @@ struct search_opts {
 	 * takes SEARCH_BUDGET_FRAC (never fewer than its coarse pass and a
 	 * confirmation need, at most the grid), grid takes no limit. */
 	double budget_frac;
+	/* The model's predicted value of every (layout, group), layouts x
+	 * groups in the problem's order and on the scale measure gives (NAN:
+	 * not predicted), borrowed; NULL: none. The surrogate's prior mean
+	 * where a group has every layout predicted (surrogate.h); never an
+	 * input of a decision. */
+	const double *prior;
 };
 
 /* The adaptive search's default budget, of the grid's launches; launches
@@ -137,9 +143,9 @@ struct search_opts {
 #define SEARCH_FINALISTS   3
 #define SEARCH_EI_STOP	   0.05
 
-#define SEARCH_OPTS_INIT                                          \
-	{                                                         \
-		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0 \
+#define SEARCH_OPTS_INIT                                                \
+	{                                                               \
+		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL \
 	}
 
 struct search_best {
@@ -195,6 +201,7 @@ struct search_decision {
 	unsigned surrogate_points;
 	double surrogate_rms;
 	int surrogate_ok;
+	int surrogate_prior; /* every fit's prior mean was the model's */
 };
 
 struct search_result {

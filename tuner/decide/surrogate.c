@@ -130,8 +130,14 @@ static void loo(struct fit *f, struct surrogate *s)
 	free(e);
 }
 
-int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var, size_t n,
-		  struct surrogate *out)
+/* The prior mean at layout i: the constant mean, or the prior plus it. */
+static double prior_at(const double *prior, size_t i, double mean)
+{
+	return prior ? prior[i] + mean : mean;
+}
+
+int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var,
+		  const double *prior, size_t n, struct surrogate *out)
 {
 	struct fit f = { x, NULL, 0, NULL, var, NULL, NULL };
 	double mean = 0, s2 = 0, best = -INFINITY, ls[SURROGATE_DIM], *kv = NULL;
@@ -141,16 +147,24 @@ int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const doubl
 	memset(out, 0, sizeof(*out));
 	if (!idx)
 		return -1;
+	for (size_t i = 0; prior && i < n; i++)
+		if (!isfinite(prior[i]))
+			prior = NULL; /* a prior with holes is no prior */
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(y[i]))
 			idx[f.m++] = i;
 	f.idx = idx;
 	if (f.m < 2)
 		goto out;
+	/* With a prior, the GP models what it leaves: y - prior, whose mean
+	 * (the prior's offset on the log scale) is fitted as the constant. */
 	for (size_t i = 0; i < f.m; i++)
-		mean += y[idx[i]] / (double)f.m;
-	for (size_t i = 0; i < f.m; i++)
-		s2 += (y[idx[i]] - mean) * (y[idx[i]] - mean) / (double)(f.m - 1);
+		mean += (y[idx[i]] - prior_at(prior, idx[i], 0)) / (double)f.m;
+	for (size_t i = 0; i < f.m; i++) {
+		double e = y[idx[i]] - prior_at(prior, idx[i], mean);
+
+		s2 += e * e / (double)(f.m - 1);
+	}
 	s2 = fmax(s2, 1e-8);
 	f.r = calloc(f.m, sizeof(double));
 	f.l = calloc(f.m * f.m, sizeof(double));
@@ -161,7 +175,7 @@ int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const doubl
 	if (!f.r || !f.l || !f.alpha || !out->mu || !out->sd || !kv)
 		goto out;
 	for (size_t i = 0; i < f.m; i++)
-		f.r[i] = y[idx[i]] - mean;
+		f.r[i] = y[idx[i]] - prior_at(prior, idx[i], mean);
 	ls[2] = LS_PLACEMENT;
 	ls[3] = LS_NODES;
 	for (size_t a = 0; a < sizeof(LS_WORKERS) / sizeof(*LS_WORKERS); a++)
@@ -180,10 +194,11 @@ int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const doubl
 	memcpy(out->ls, ls, sizeof(ls));
 	out->signal = sqrt(s2);
 	out->prior_mean = mean;
+	out->prior = prior != NULL;
 	out->n = n;
 	out->used = f.m;
 	for (size_t i = 0; i < n; i++) {
-		double mu = mean, v = s2;
+		double mu = prior_at(prior, i, mean), v = s2;
 
 		for (size_t j = 0; j < f.m; j++)
 			kv[j] = kern(x[i], x[idx[j]], ls, s2);

@@ -5,7 +5,10 @@
  * Assumption: over the layouts of one point group, the log of the offload
  * efficiency is a smooth function of (log2 workers, log2 WPN, placement,
  * log2 nodes): a Gaussian process with a constant prior mean (the mean of
- * what was measured), a squared-exponential kernel whose length scales are
+ * what was measured) or, where the model's predictions are at hand (every
+ * layout predicted), the model's log OE plus a constant offset fitted to
+ * what was measured (the GP then models what the model leaves unexplained,
+ * its signal variance that of the residuals), a squared-exponential kernel whose length scales are
  * chosen from a small grid by the marginal likelihood, and a noise term per
  * layout of sigma^2 / n (sigma the pooled noise, n its launches). This is
  * what the DPU-Bench curves look like: along the workers of one WPN line OE
@@ -34,17 +37,19 @@ struct surrogate {
 	double *mu, *sd;	  /* posterior mean and sd of the latent log OE; owned */
 	double ls[SURROGATE_DIM]; /* length scales chosen */
 	double signal;		  /* prior sd */
-	double prior_mean;
-	size_t used;		 /* measured layouts fitted */
-	double loo_rms, loo_max; /* standardized LOO residuals */
-	int ok;			 /* enough points and loo_rms <= SURROGATE_RMS_MAX */
+	double prior_mean;	  /* the constant, or the prior's offset */
+	int prior;		  /* 1: the prior mean was the caller's prior */
+	size_t used;		  /* measured layouts fitted */
+	double loo_rms, loo_max;  /* standardized LOO residuals */
+	int ok;			  /* enough points and loo_rms <= SURROGATE_RMS_MAX */
 };
 
 /* Fits over n layouts with features x[i][0..SURROGATE_DIM-1]; y[i] the mean
- * log value measured (NAN: not measured), var[i] its noise variance.
+ * log value measured (NAN: not measured), var[i] its noise variance,
+ * prior[i] the model's log value (NULL, or any NAN: a constant prior mean).
  * 0, or -1 when nothing could be fitted (out holds nothing then). */
-int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var, size_t n,
-		  struct surrogate *out);
+int surrogate_fit(const double (*x)[SURROGATE_DIM], const double *y, const double *var,
+		  const double *prior, size_t n, struct surrogate *out);
 void surrogate_release(struct surrogate *s);
 
 /* Expected improvement over best of N(mu, sd^2). */

@@ -84,6 +84,14 @@ int model_search_prepare(const char *path, const char *db, enum launcher l, cons
 			 struct model_search *ms);
 void model_search_release(struct model_search *ms);
 
+/* The surrogate's prior for the adaptive search (search.h, search_opts
+ * prior): when db holds the model's parameters for the spec at path, every
+ * (layout, group) of sp predicted, into *prior (layouts x groups, NAN where
+ * a point has no prediction; the caller frees it) and 1; 0 when it holds
+ * none (no calibration is made for a prior); -1 after error(). */
+int model_search_prior(const char *path, const char *db, const struct spec *s, const struct plan *p,
+		       const struct search_space *sp, double **prior);
+
 /* SimGrid SMPI (model_smpi.c). The SMPI build of the kernel beside
  * host_bin: DIR/smpi/NAME (the caller frees it). */
 char *model_smpi_kernel(const char *host_bin);

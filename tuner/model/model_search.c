@@ -204,3 +204,77 @@ void model_search_release(struct model_search *ms)
 	free(ms->groups);
 	memset(ms, 0, sizeof(*ms));
 }
+
+/* What predicting the prior collects: per (layout, search group), the
+ * predicted oe_measured of that very point. */
+struct prior_pred {
+	const struct search_space *sp;
+	size_t layout;
+	double *oe; /* L x sp->ngroups; NAN: no prediction */
+};
+
+/* Whether search group g is the point of observation o (an axis the
+ * observation leaves at 0 is the kernel's default and matches any). */
+static int is_point_of(const struct point *g, const struct model_obs *o)
+{
+	int red = coll_is_reduction(o->pt.coll);
+	struct point q = { .collective = coll_names[o->pt.coll],
+			   .bytes = o->pt.m,
+			   .dtype = red ? dtype_names[o->pt.dt] : NULL,
+			   .op = red ? redop_names[o->pt.op] : NULL };
+
+	return !point_cmp_question(g, &q) && g->algorithm &&
+	       !strcmp(g->algorithm, alg_names[o->pt.alg]) && g->assignment &&
+	       !strcmp(g->assignment, asg_names[o->pt.asg]) &&
+	       (!o->pt.chunk || g->chunk == o->pt.chunk) &&
+	       (!o->pt.window || g->window == (unsigned)o->pt.window) &&
+	       (!o->pt.radix || g->radix == (unsigned)o->pt.radix);
+}
+
+static int on_prior(const struct model_obs *o, const struct model_pred *pr, void *data)
+{
+	struct prior_pred *pp = data;
+	size_t G = pp->sp->ngroups;
+
+	for (size_t g = 0; g < G && isfinite(pr->oe_measured); g++)
+		if (isnan(pp->oe[pp->layout * G + g]) && is_point_of(&pp->sp->groups[g], o)) {
+			pp->oe[pp->layout * G + g] = pr->oe_measured;
+			break;
+		}
+	return 0;
+}
+
+int model_search_prior(const char *path, const char *db, const struct spec *s, const struct plan *p,
+		       const struct search_space *sp, double **prior)
+{
+	struct prior_pred pp = { sp, 0, NULL };
+	struct model_params params;
+	struct model_env env;
+	struct store *st = NULL;
+	char *key = spec_run_key(path);
+	long long run = 0;
+	int have = -1;
+
+	*prior = NULL;
+	if (store_open(db, STORE_CREATE, &st))
+		goto out;
+	have = store_model_load(st, key, s->hash, &params, &run);
+	if (have <= 0)
+		goto out;
+	pp.oe = xcalloc(sp->nlayouts * sp->ngroups + 1, sizeof(double));
+	for (size_t k = 0; k < sp->nlayouts * sp->ngroups; k++)
+		pp.oe[k] = NAN;
+	model_env_of(s, &env);
+	for (; pp.layout < sp->nlayouts && pp.layout < p->nlayouts; pp.layout++)
+		if (model_predict_layout(&params, s, &p->layouts[pp.layout], &env, on_prior, &pp)) {
+			have = -1;
+			goto out;
+		}
+	*prior = pp.oe;
+	pp.oe = NULL;
+out:
+	free(pp.oe);
+	store_close(st);
+	free(key);
+	return have;
+}
