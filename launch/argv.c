@@ -13,6 +13,7 @@
 #include "hostlist.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,7 +177,16 @@ static void slurm_name_split(const char *name, struct slurm_name *n)
 	n->plen = i == len ? len : i;
 	n->single = i == len;
 	n->width = (int)(len - i);
-	n->num = n->single ? 0 : strtoul(name + i, NULL, 10);
+	/* strtoul()'s value, ULONG_MAX past it, without its cost per name */
+	n->num = 0;
+	for (; i < len; i++) {
+		unsigned long d = (unsigned long)(name[i] - '0');
+
+		if (n->num > ULONG_MAX / 10 || (n->num == ULONG_MAX / 10 && d > ULONG_MAX % 10))
+			n->num = ULONG_MAX;
+		else
+			n->num = n->num * 10 + d;
+	}
 }
 
 static int is_digit(char c)
@@ -268,6 +278,13 @@ int slurm_host_cmp(const char *a, const char *b)
 	return slurm_name_cmp(&na, &nb);
 }
 
+/* Whether a and b may be the same name: their parts agree. */
+static int same_split(const struct slurm_name *a, const struct slurm_name *b)
+{
+	return a->plen == b->plen && a->single == b->single && a->num == b->num &&
+	       a->width == b->width;
+}
+
 static int cmp_slurm_name(const void *a, const void *b)
 {
 	return slurm_name_cmp(a, b);
@@ -283,7 +300,7 @@ static void step_nodes(const struct strvec *hosts, const char ***names, size_t *
 	size_t m = 0, k = 0, i;
 
 	for (i = 0; i < hosts->nr; i++)
-		if (!i || strcmp(hosts->v[i], hosts->v[i - 1]))
+		if (!i || (hosts->v[i] != hosts->v[i - 1] && strcmp(hosts->v[i], hosts->v[i - 1])))
 			slurm_name_split(hosts->v[i], &n[m++]);
 	for (i = 1; i < m && slurm_name_cmp(&n[i - 1], &n[i]) <= 0; i++)
 		;
@@ -292,7 +309,7 @@ static void step_nodes(const struct strvec *hosts, const char ***names, size_t *
 	*names = xcalloc(m ? m : 1, sizeof(**names));
 	/* equal names are neighbours: the order is total on them */
 	for (i = 0; i < m; i++)
-		if (!i || strcmp(n[i - 1].name, n[i].name))
+		if (!i || !same_split(&n[i - 1], &n[i]) || strcmp(n[i - 1].name, n[i].name))
 			(*names)[k++] = n[i].name;
 	*count = k;
 	free(n);

@@ -623,26 +623,52 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* v[0..n) in strcmp order: v itself when it is in that order already (a
+ * ranged hostlist usually is: one pass, no copy), else a sorted copy in
+ * *copy, which the caller frees. */
+static char *const *sorted_names(char *const *v, size_t n, char ***copy)
+{
+	size_t i = 1;
+
+	*copy = NULL;
+	while (i < n && strcmp(v[i - 1], v[i]) < 0)
+		i++;
+	if (i >= n)
+		return v;
+	*copy = xcalloc(n, sizeof(**copy));
+	memcpy(*copy, v, n * sizeof(**copy));
+	qsort(*copy, n, sizeof(**copy), cmp_str);
+	return *copy;
+}
+
 /* Host names must be unique across nodes and DPUs: two ranks' hosts that
- * are the same machine under two roles would break the placement. */
+ * are the same machine under two roles would break the placement. Each
+ * list is sorted on its own (320,000 names on Fugaku are in order already,
+ * which is checked in one pass), then the two are merged. */
 static int check_unique(struct loader *ld, const struct spec *s)
 {
-	size_t n = s->nodes.nr + s->dpus.nr;
-	const char **all = xcalloc(n, sizeof(*all));
+	char **ca, **cb;
+	char *const *a = sorted_names(s->nodes.v, s->nodes.nr, &ca);
+	char *const *b = sorted_names(s->dpus.v, s->dpus.nr, &cb);
+	const char *prev = NULL, *cur;
+	size_t i = 0, j = 0;
 	int ret = 0;
 
-	memcpy(all, s->nodes.v, s->nodes.nr * sizeof(*all));
-	if (s->dpus.nr)
-		memcpy(all + s->nodes.nr, s->dpus.v, s->dpus.nr * sizeof(*all));
-	qsort(all, n, sizeof(*all), cmp_str);
-	for (size_t i = 1; i < n; i++)
-		if (!strcmp(all[i], all[i - 1])) {
+	while (i < s->nodes.nr || j < s->dpus.nr) {
+		if (j == s->dpus.nr || (i < s->nodes.nr && strcmp(a[i], b[j]) <= 0))
+			cur = a[i++];
+		else
+			cur = b[j++];
+		if (prev && !strcmp(prev, cur)) {
 			SPEC_BAD(ld, s->line.nodes, "host '%s' is named twice among nodes and DPUs",
-				 all[i]);
+				 cur);
 			ret = -1;
 			break;
 		}
-	free(all);
+		prev = cur;
+	}
+	free(ca);
+	free(cb);
 	return ret;
 }
 
@@ -684,14 +710,17 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 					 s->dpus.nr, s->nodes.nr);
 		} else if (suffix &&
 			   !get_string(ld, dpu, "system.dpu.", "suffix", 1, &str, &line)) {
-			size_t sl = strlen(str);
-			char *name = NULL;
+			size_t sl = strlen(str), most = 0;
+			char *name;
 
 			/* One buffer for every name: Fugaku has 158,976 nodes. */
+			for (size_t i = 0; i < s->nodes.nr; i++)
+				if (strlen(s->nodes.v[i]) > most)
+					most = strlen(s->nodes.v[i]);
+			name = xmalloc(most + sl + 1);
 			for (size_t i = 0; i < s->nodes.nr; i++) {
 				size_t nl = strlen(s->nodes.v[i]);
 
-				name = xrealloc(name, nl + sl + 1);
 				memcpy(name, s->nodes.v[i], nl);
 				memcpy(name + nl, str, sl + 1);
 				if (hostname_check(name, err, sizeof(err))) {
