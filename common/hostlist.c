@@ -284,6 +284,28 @@ static size_t put_number(char *w, unsigned long v, int width)
 	return sizeof(t) - k;
 }
 
+/* Whether every name of a parsed item is a valid host name, found from
+ * one: its widest, each bracket's number at its most digits. Digits are
+ * valid anywhere and never empty, so a number narrower than that only
+ * shortens a label or the name. 0 says each name must be checked. */
+static int item_names_valid(const struct item *it)
+{
+	char name[HOSTNAME_MAX + 1], err[1];
+	char *w = name;
+
+	for (size_t i = 0; i < it->nseg; i++) {
+		const struct segment *s = &it->seg[i];
+
+		if (s->r)
+			memset(w, '0', s->maxlen);
+		else
+			memcpy(w, s->text, s->len);
+		w += s->r ? s->maxlen : s->len;
+	}
+	*w = '\0';
+	return !hostname_check(name, err, sizeof(err));
+}
+
 /* Appends the names of a parsed item: an odometer over its brackets, the
  * last one turning fastest, each wheel a range and an offset in it (so
  * that a bracket of 100,000 ranges costs no more per name than one). */
@@ -292,7 +314,7 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 	size_t *ri = xcalloc(it->nseg + 1, sizeof(*ri));
 	unsigned long *off = xcalloc(it->nseg + 1, sizeof(*off));
 	char name[HOSTNAME_MAX + 1];
-	int ret = -1;
+	int check_each = !item_names_valid(it), ret = -1;
 
 	for (unsigned long k = 0; k < it->names; k++) {
 		char *w = name;
@@ -308,7 +330,7 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 			}
 		}
 		*w = '\0';
-		if (hostname_check(name, err, errlen))
+		if (check_each && hostname_check(name, err, errlen))
 			goto out;
 		strvec_push(out, name);
 		for (size_t i = it->nseg; i-- > 0;) {

@@ -672,6 +672,42 @@ static int check_unique(struct loader *ld, const struct spec *s)
 	return ret;
 }
 
+/* The DPUs' names, each node's name and suffix. The nodes' names are valid,
+ * so every DPU's is when the longest does not pass the limit and the
+ * suffix after the longest last label (where it joins a node's name) makes
+ * a valid name; else each is checked, to name the first one wrong. */
+static void suffix_names(struct loader *ld, struct spec *s, const char *suffix, int line)
+{
+	size_t sl = strlen(suffix), most = 0, last = 0;
+	char *name, err[512];
+	int check_each;
+
+	for (size_t i = 0; i < s->nodes.nr; i++) {
+		const char *dot = strrchr(s->nodes.v[i], '.'), *v = s->nodes.v[i];
+		size_t nl = strlen(v), ll = dot ? nl - (size_t)(dot + 1 - v) : nl;
+
+		most = nl > most ? nl : most;
+		last = ll > last ? ll : last;
+	}
+	/* One buffer for every name: Fugaku has 158,976 nodes. */
+	name = xmalloc((most > last ? most : last) + sl + 1);
+	memset(name, 'a', last);
+	memcpy(name + last, suffix, sl + 1);
+	check_each = most + sl > HOSTNAME_MAX || hostname_check(name, err, sizeof(err));
+	for (size_t i = 0; i < s->nodes.nr; i++) {
+		size_t nl = strlen(s->nodes.v[i]);
+
+		memcpy(name, s->nodes.v[i], nl);
+		memcpy(name + nl, suffix, sl + 1);
+		if (check_each && hostname_check(name, err, sizeof(err))) {
+			SPEC_BAD(ld, line, "'system.dpu.suffix': %s", err);
+			break;
+		}
+		strvec_push(&s->dpus, name);
+	}
+	free(name);
+}
+
 /* system.dpu: the DPUs' cores and their host names, from a hostlist (one
  * per node, in node order) or from a suffix to the nodes' names. */
 static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec *s, int want_dpu)
@@ -710,26 +746,7 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 					 s->dpus.nr, s->nodes.nr);
 		} else if (suffix &&
 			   !get_string(ld, dpu, "system.dpu.", "suffix", 1, &str, &line)) {
-			size_t sl = strlen(str), most = 0;
-			char *name;
-
-			/* One buffer for every name: Fugaku has 158,976 nodes. */
-			for (size_t i = 0; i < s->nodes.nr; i++)
-				if (strlen(s->nodes.v[i]) > most)
-					most = strlen(s->nodes.v[i]);
-			name = xmalloc(most + sl + 1);
-			for (size_t i = 0; i < s->nodes.nr; i++) {
-				size_t nl = strlen(s->nodes.v[i]);
-
-				memcpy(name, s->nodes.v[i], nl);
-				memcpy(name + nl, str, sl + 1);
-				if (hostname_check(name, err, sizeof(err))) {
-					SPEC_BAD(ld, line, "'system.dpu.suffix': %s", err);
-					break;
-				}
-				strvec_push(&s->dpus, name);
-			}
-			free(name);
+			suffix_names(ld, s, str, line);
 		}
 		free(str);
 	}
