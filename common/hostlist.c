@@ -309,7 +309,8 @@ static int item_names_valid(const struct item *it)
 /* Appends the names of a parsed item: an odometer over its brackets, the
  * last one turning fastest, each wheel a range and an offset in it (so
  * that a bracket of 100,000 ranges costs no more per name than one). */
-static int expand_item(const struct item *it, struct strvec *out, char *err, size_t errlen)
+static int expand_item(const struct item *it, struct strvec *out, char **pool, char *err,
+		       size_t errlen)
 {
 	size_t *ri = xcalloc(it->nseg + 1, sizeof(*ri));
 	unsigned long *off = xcalloc(it->nseg + 1, sizeof(*off));
@@ -332,7 +333,15 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 		*w = '\0';
 		if (check_each && hostname_check(name, err, errlen))
 			goto out;
-		strvec_push(out, name);
+		if (pool) {
+			/* room for every name was made by expand() */
+			memcpy(*pool, name, (size_t)(w - name) + 1);
+			out->v[out->nr++] = *pool;
+			out->v[out->nr] = NULL;
+			*pool += w - name + 1;
+		} else {
+			strvec_push(out, name);
+		}
 		for (size_t i = it->nseg; i-- > 0;) {
 			const struct segment *s = &it->seg[i];
 
@@ -399,11 +408,13 @@ static long split_items(char *copy, const char *s, char ***items, char *err, siz
 }
 
 /* hostlist_expand() into out, or (out NULL) only the count of names. */
-static int expand(const char *s, struct strvec *out, size_t *count, char *err, size_t errlen)
+static int expand(const char *s, struct strvec *out, char **pool, size_t *count, char *err,
+		  size_t errlen)
 {
-	char *copy = xstrdup(s), **items = NULL;
+	char *copy = xstrdup(s), **items = NULL, *next = NULL;
 	struct item *it = NULL;
 	unsigned long total = 0;
+	size_t bytes = 0;
 	long n = 0, i;
 	int ret = -1;
 
@@ -425,9 +436,15 @@ static int expand(const char *s, struct strvec *out, size_t *count, char *err, s
 			too_many(s, err, errlen);
 			goto out;
 		}
+		bytes += it[i].names * (it[i].maxlen + 1);
+	}
+	if (pool) {
+		*pool = next = xmalloc(bytes ? bytes : 1);
+		out->alloc = total + 1;
+		out->v = xcalloc(out->alloc, sizeof(*out->v));
 	}
 	for (i = 0; out && i < n; i++)
-		if (expand_item(&it[i], out, err, errlen))
+		if (expand_item(&it[i], out, pool ? &next : NULL, err, errlen))
 			goto out;
 	*count = total;
 	ret = 0;
@@ -444,12 +461,20 @@ int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
 {
 	size_t n;
 
-	return expand(s, out, &n, err, errlen);
+	return expand(s, out, NULL, &n, err, errlen);
+}
+
+int hostlist_expand_pooled(const char *s, struct strvec *out, char **pool, char *err, size_t errlen)
+{
+	size_t n;
+
+	*pool = NULL;
+	return expand(s, out, pool, &n, err, errlen);
 }
 
 int hostlist_count(const char *s, size_t *n, char *err, size_t errlen)
 {
-	return expand(s, NULL, n, err, errlen);
+	return expand(s, NULL, NULL, n, err, errlen);
 }
 
 /* A name as hostlist_compress() sees it: prefix, number, suffix

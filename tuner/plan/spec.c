@@ -678,8 +678,8 @@ static int check_unique(struct loader *ld, const struct spec *s)
  * a valid name; else each is checked, to name the first one wrong. */
 static void suffix_names(struct loader *ld, struct spec *s, const char *suffix, int line)
 {
-	size_t sl = strlen(suffix), most = 0, last = 0;
-	char *name, err[512];
+	size_t sl = strlen(suffix), most = 0, last = 0, slot;
+	char *name, *w, err[512];
 	int check_each;
 
 	for (size_t i = 0; i < s->nodes.nr; i++) {
@@ -689,8 +689,13 @@ static void suffix_names(struct loader *ld, struct spec *s, const char *suffix, 
 		most = nl > most ? nl : most;
 		last = ll > last ? ll : last;
 	}
-	/* One buffer for every name: Fugaku has 158,976 nodes. */
+	/* Each name is made in one buffer, then kept in one block (slots of
+	 * the longest valid name): Fugaku has 158,976 nodes. */
 	name = xmalloc((most > last ? most : last) + sl + 1);
+	slot = (most + sl < HOSTNAME_MAX ? most + sl : HOSTNAME_MAX) + 1;
+	s->dpu_names = w = xmalloc(s->nodes.nr ? s->nodes.nr * slot : 1);
+	s->dpus.alloc = s->nodes.nr + 1;
+	s->dpus.v = xcalloc(s->dpus.alloc, sizeof(*s->dpus.v));
 	memset(name, 'a', last);
 	memcpy(name + last, suffix, sl + 1);
 	check_each = most + sl > HOSTNAME_MAX || hostname_check(name, err, sizeof(err));
@@ -703,7 +708,9 @@ static void suffix_names(struct loader *ld, struct spec *s, const char *suffix, 
 			SPEC_BAD(ld, line, "'system.dpu.suffix': %s", err);
 			break;
 		}
-		strvec_push(&s->dpus, name);
+		memcpy(w, name, nl + sl + 1);
+		s->dpus.v[s->dpus.nr++] = w;
+		w += nl + sl + 1;
 	}
 	free(name);
 }
@@ -737,7 +744,7 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 				 "'system.dpu' needs 'hosts' (a hostlist) or 'suffix' (like "
 				 "\"-bf\")");
 		else if (hosts && !get_string(ld, dpu, "system.dpu.", "hosts", 1, &str, &line)) {
-			if (hostlist_expand(str, &s->dpus, err, sizeof(err)))
+			if (hostlist_expand_pooled(str, &s->dpus, &s->dpu_names, err, sizeof(err)))
 				SPEC_BAD(ld, line, "'system.dpu.hosts': %s", err);
 			else if (s->nodes.nr && s->dpus.nr != s->nodes.nr)
 				SPEC_BAD(ld, line,
@@ -785,7 +792,7 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 	check_keys(ld, sys, "system.", system_keys);
 	get_string(ld, sys, "system.", "name", 1, &s->name, NULL);
 	if (!get_string(ld, sys, "system.", "nodes", 1, &str, &s->line.nodes) && str) {
-		if (hostlist_expand(str, &s->nodes, err, sizeof(err)))
+		if (hostlist_expand_pooled(str, &s->nodes, &s->node_names, err, sizeof(err)))
 			SPEC_BAD(ld, s->line.nodes, "'system.nodes': %s", err);
 	}
 	free(str);
@@ -1320,8 +1327,10 @@ void spec_release(struct spec *s)
 {
 	free(s->path);
 	free(s->name);
-	strvec_clear(&s->nodes);
-	strvec_clear(&s->dpus);
+	free(s->nodes.v);
+	free(s->node_names);
+	free(s->dpus.v);
+	free(s->dpu_names);
 	free(s->host_bin);
 	free(s->dpu_bin);
 	strvec_clear(&s->launcher_args);
