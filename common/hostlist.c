@@ -38,6 +38,14 @@ struct item {
 	size_t maxlen; /* bytes of its longest name */
 };
 
+/* A letter, digit or '-' in ASCII, whatever the locale (isalnum() is also
+ * a call per byte: 320,000 names are checked on Fugaku). */
+static int is_host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-';
+}
+
 int hostname_check(const char *name, char *err, size_t errlen)
 {
 	size_t len = strlen(name), label = 0;
@@ -74,7 +82,7 @@ int hostname_check(const char *name, char *err, size_t errlen)
 			label = 0;
 			continue;
 		}
-		if (!isalnum((unsigned char)*p) && *p != '-') {
+		if (!is_host_char(*p)) {
 			if (isprint((unsigned char)*p))
 				snprintf(err, errlen,
 					 "host name '%s' has '%c', which a host name cannot have",
@@ -276,15 +284,38 @@ static size_t put_number(char *w, unsigned long v, int width)
 	return sizeof(t) - k;
 }
 
+/* Whether every name of a parsed item is a valid host name, found from
+ * one: its widest, each bracket's number at its most digits. Digits are
+ * valid anywhere and never empty, so a number narrower than that only
+ * shortens a label or the name. 0 says each name must be checked. */
+static int item_names_valid(const struct item *it)
+{
+	char name[HOSTNAME_MAX + 1], err[1];
+	char *w = name;
+
+	for (size_t i = 0; i < it->nseg; i++) {
+		const struct segment *s = &it->seg[i];
+
+		if (s->r)
+			memset(w, '0', s->maxlen);
+		else
+			memcpy(w, s->text, s->len);
+		w += s->r ? s->maxlen : s->len;
+	}
+	*w = '\0';
+	return !hostname_check(name, err, sizeof(err));
+}
+
 /* Appends the names of a parsed item: an odometer over its brackets, the
  * last one turning fastest, each wheel a range and an offset in it (so
  * that a bracket of 100,000 ranges costs no more per name than one). */
-static int expand_item(const struct item *it, struct strvec *out, char *err, size_t errlen)
+static int expand_item(const struct item *it, struct strvec *out, char **pool, char *err,
+		       size_t errlen)
 {
 	size_t *ri = xcalloc(it->nseg + 1, sizeof(*ri));
 	unsigned long *off = xcalloc(it->nseg + 1, sizeof(*off));
 	char name[HOSTNAME_MAX + 1];
-	int ret = -1;
+	int check_each = !item_names_valid(it), ret = -1;
 
 	for (unsigned long k = 0; k < it->names; k++) {
 		char *w = name;
@@ -300,9 +331,17 @@ static int expand_item(const struct item *it, struct strvec *out, char *err, siz
 			}
 		}
 		*w = '\0';
-		if (hostname_check(name, err, errlen))
+		if (check_each && hostname_check(name, err, errlen))
 			goto out;
-		strvec_push(out, name);
+		if (pool) {
+			/* room for every name was made by expand() */
+			memcpy(*pool, name, (size_t)(w - name) + 1);
+			out->v[out->nr++] = *pool;
+			out->v[out->nr] = NULL;
+			*pool += w - name + 1;
+		} else {
+			strvec_push(out, name);
+		}
 		for (size_t i = it->nseg; i-- > 0;) {
 			const struct segment *s = &it->seg[i];
 
@@ -369,11 +408,13 @@ static long split_items(char *copy, const char *s, char ***items, char *err, siz
 }
 
 /* hostlist_expand() into out, or (out NULL) only the count of names. */
-static int expand(const char *s, struct strvec *out, size_t *count, char *err, size_t errlen)
+static int expand(const char *s, struct strvec *out, char **pool, size_t *count, char *err,
+		  size_t errlen)
 {
-	char *copy = xstrdup(s), **items = NULL;
+	char *copy = xstrdup(s), **items = NULL, *next = NULL;
 	struct item *it = NULL;
 	unsigned long total = 0;
+	size_t bytes = 0;
 	long n = 0, i;
 	int ret = -1;
 
@@ -395,9 +436,15 @@ static int expand(const char *s, struct strvec *out, size_t *count, char *err, s
 			too_many(s, err, errlen);
 			goto out;
 		}
+		bytes += it[i].names * (it[i].maxlen + 1);
+	}
+	if (pool) {
+		*pool = next = xmalloc(bytes ? bytes : 1);
+		out->alloc = total + 1;
+		out->v = xcalloc(out->alloc, sizeof(*out->v));
 	}
 	for (i = 0; out && i < n; i++)
-		if (expand_item(&it[i], out, err, errlen))
+		if (expand_item(&it[i], out, pool ? &next : NULL, err, errlen))
 			goto out;
 	*count = total;
 	ret = 0;
@@ -414,12 +461,20 @@ int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen)
 {
 	size_t n;
 
-	return expand(s, out, &n, err, errlen);
+	return expand(s, out, NULL, &n, err, errlen);
+}
+
+int hostlist_expand_pooled(const char *s, struct strvec *out, char **pool, char *err, size_t errlen)
+{
+	size_t n;
+
+	*pool = NULL;
+	return expand(s, out, pool, &n, err, errlen);
 }
 
 int hostlist_count(const char *s, size_t *n, char *err, size_t errlen)
 {
-	return expand(s, NULL, n, err, errlen);
+	return expand(s, NULL, NULL, n, err, errlen);
 }
 
 /* A name as hostlist_compress() sees it: prefix, number, suffix

@@ -33,6 +33,13 @@
  * name must be a valid host name. Returns 0, or -1 with a sentence in err
  * (out may then hold part of the names; the caller clears it). */
 int hostlist_expand(const char *s, struct strvec *out, char *err, size_t errlen);
+/* hostlist_expand() into an empty out whose names all live in one block,
+ * *pool: the largest machines name 10^5 hosts, and one allocation each
+ * cost more than making them. The caller frees out->v and *pool (also
+ * after a failure) and never strvec_clear()s out, whose names are not
+ * owned one by one, nor pushes onto it. */
+int hostlist_expand_pooled(const char *s, struct strvec *out, char **pool, char *err,
+			   size_t errlen);
 /* The number of names s expands to, in *n, found without making them
  * (the same checks but the names' own: 0, or -1 with a sentence in err). */
 int hostlist_count(const char *s, size_t *n, char *err, size_t errlen);

@@ -72,8 +72,11 @@ static void is_compress(const char *s, unsigned flags, const char *want)
 static void limits(void)
 {
 	struct strvec v = STRVEC_INIT;
-	char err[512], *s, *long_item, *many;
+	char err[512], *s, *long_item, *many, sixty_two[63];
 	size_t i;
+
+	memset(sixty_two, 'a', 62);
+	sixty_two[62] = '\0';
 
 	is_expand("n[1-999999999]",
 		  "ERR: hostlist 'n[1-999999999]' expands to more than 1048576 names, "
@@ -136,6 +139,14 @@ static void limits(void)
 	strvec_clear(&v);
 	free(long_item);
 
+	/* A label of 63 bytes for n8 and n9, 64 for n10: checked name by
+	 * name once the widest fails, so the message names n10. */
+	long_item = xasprintf("%s[8-10]", sixty_two);
+	s = xasprintf("host name '%s10' has a label longer than 63 characters", sixty_two);
+	is_error(long_item, s);
+	free(s);
+	free(long_item);
+
 	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]", "a1b1c1d1e1f1g1h1");
 	is_expand("a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]",
 		  "ERR: hostlist 'a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]' has more than 8 brackets "
@@ -148,7 +159,7 @@ int main(void)
 	struct strvec v = STRVEC_INIT;
 	char err[256], *c, *big;
 
-	plan(70);
+	plan(71);
 	is_expand("thor[001-003]", "thor001 thor002 thor003");
 	is_expand("n[1-3,7],x", "n1 n2 n3 n7 x");
 	is_expand("n[8-11]", "n8 n9 n10 n11");

@@ -154,10 +154,10 @@ static void reductions(void)
 int main(void)
 {
 	struct spec s = SPEC_INIT;
-	char *path, *err, hash[17];
+	char *path, *err, hash[17], *long_name, *want, sixty[61];
 	int rc;
 
-	plan(70);
+	plan(75);
 	if (!mkdtemp(tmpdir))
 		return 1;
 	err = load(GOOD, &rc);
@@ -234,6 +234,37 @@ int main(void)
 		" dpu = { suffix = \"-bf\"; cores = 4; };\n host_bin = \"/my dir/k\";\n dpu_bin = "
 		"\"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
 		":6: 'system.host_bin'", "a blank", "binary path with a space");
+	/* Nodes and DPUs each out of order: the duplicate is found across
+	 * and within the lists, and distinct names pass. */
+	refused("system = {\n name = \"t\";\n nodes = \"n3,n1,n2\";\n ppn = 4;\n"
+		" dpu = { hosts = \"b9,b1,n1\"; cores = 4; };\n host_bin = \"/k\";\n dpu_bin = "
+		"\"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
+		"host 'n1' is named twice", NULL, "a DPU named as a node, both lists out of order");
+	refused("system = {\n name = \"t\";\n nodes = \"n[1-3]\";\n ppn = 4;\n"
+		" dpu = { hosts = \"b3,b1,b3\"; cores = 4; };\n host_bin = \"/k\";\n dpu_bin = "
+		"\"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
+		"host 'b3' is named twice", NULL, "a DPU listed twice, out of order");
+	free(load("system = {\n name = \"t\";\n nodes = \"n3,n1,n2\";\n ppn = 4;\n"
+		  " dpu = { hosts = \"b2,b3,b1\"; cores = 4; };\n host_bin = \"/k\";\n dpu_bin = "
+		  "\"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
+		  &rc));
+	ok(rc == 0, "distinct nodes and DPUs out of order are accepted");
+	/* A suffix that makes a label too long only after the widest node
+	 * number (60 + 2 + 2 = 64 bytes): the first such name is named. */
+	memset(sixty, 'a', 60);
+	sixty[60] = '\0';
+	long_name = xasprintf("system = {\n name = \"t\";\n nodes = \"%s[8-10]\";\n ppn = 4;\n"
+			      " dpu = { suffix = \"-b\"; cores = 4; };\n host_bin = \"/k\";\n"
+			      " dpu_bin = \"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
+			      sixty);
+	want = xasprintf("host name '%s10-b' has a label longer than 63", sixty);
+	refused(long_name, "'system.dpu.suffix'", want, "a suffix too long for the widest node");
+	free(long_name);
+	free(want);
+	refused("system = {\n name = \"t\";\n nodes = \"n[1-4]\";\n ppn = 4;\n"
+		" dpu = { suffix = \"_bf\"; cores = 4; };\n host_bin = \"/k\";\n dpu_bin = "
+		"\"/k\";\n};\n" SWEEP(" wpn = [1];\n"),
+		"host name 'n1_bf' has '_'", NULL, "a suffix no host name can have");
 	refused(SYS(" env = [\"1X=2\"];\n") SWEEP(" wpn = [1];\n"), "not NAME=value", NULL,
 		"bad env entry");
 	refused("ppn = 4;\n" SYS("") SWEEP(" wpn = [1];\n"),

@@ -377,19 +377,27 @@ static void write_configfile_hydra(const struct gen *g, struct obuf *o)
 			spec_worker_bin(g->s, l->placement), g->args);
 }
 
-/* n lines "host\n": a block of them made once, copied as often as needed. */
+/* n lines "host\n", made in place: one line written, then the lines
+ * already there copied after themselves, doubling, until the buffer is
+ * full or n are there. */
 static void host_lines(struct obuf *o, const char *host, unsigned n)
 {
-	char block[4096];
-	size_t len = strlen(host) + 1, per = sizeof(block) / len, k;
+	size_t len = strlen(host) + 1, per = sizeof(o->buf) / len;
 
-	for (k = 0; k < per && k < n; k++) {
-		memcpy(block + k * len, host, len - 1);
-		block[k * len + len - 1] = '\n';
+	while (n) {
+		size_t k = n < per ? n : per, have = 1;
+		char *w;
+
+		if (o->len + k * len > sizeof(o->buf))
+			ob_flush(o);
+		w = o->buf + o->len;
+		memcpy(w, host, len - 1);
+		w[len - 1] = '\n';
+		for (; have < k; have *= 2)
+			memcpy(w + have * len, w, (have * 2 <= k ? have : k - have) * len);
+		o->len += k * len;
+		n -= (unsigned)k;
 	}
-	for (; n >= per; n -= (unsigned)per)
-		ob_put(o, block, per * len);
-	ob_put(o, block, n * len);
 }
 
 static void write_slurm_hostfile(const struct gen *g, struct obuf *o)
@@ -469,6 +477,7 @@ static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 		struct launch_opts o;
 		struct launch_cmd cmd = LAUNCH_CMD_INIT;
 		struct strvec hosts = STRVEC_INIT;
+		unsigned wn = layout_worker_nodes(g->l);
 		char *line;
 		int rc;
 
@@ -477,16 +486,19 @@ static int write_commands(const struct gen *g, FILE *f, unsigned launchers)
 		generate_launch_opts(g->s, g->l, g->final, k->launcher, &o);
 		o.rankfile = k->rankfile;
 		/* srun's line names the step's nodes (slurm.hostfile's, to be):
-		 * each node's run of ranks once. */
+		 * each node's run of ranks once. The vector borrows the spec's
+		 * names (320,000 on Fugaku): only its array is freed. */
 		if (k->launcher == LAUNCHER_SRUN) {
+			hosts.alloc = g->l->nodes + wn + 1;
+			hosts.v = xcalloc(hosts.alloc, sizeof(*hosts.v));
 			for (unsigned i = 0; i < g->l->nodes; i++)
-				strvec_push(&hosts, g->s->nodes.v[i]);
-			for (unsigned i = 0; i < layout_worker_nodes(g->l); i++)
-				strvec_push(&hosts, worker_host(g, i));
+				hosts.v[hosts.nr++] = g->s->nodes.v[i];
+			for (unsigned i = 0; i < wn; i++)
+				hosts.v[hosts.nr++] = (char *)worker_host(g, i);
 			o.hosts = &hosts;
 		}
 		rc = launch_argv(k->launcher, &o, &cmd);
-		strvec_clear(&hosts);
+		free(hosts.v);
 		if (rc) {
 			launch_cmd_clear(&cmd);
 			return -1;

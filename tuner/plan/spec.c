@@ -623,27 +623,96 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* v[0..n) in strcmp order: v itself when it is in that order already (a
+ * ranged hostlist usually is: one pass, no copy), else a sorted copy in
+ * *copy, which the caller frees. */
+static char *const *sorted_names(char *const *v, size_t n, char ***copy)
+{
+	size_t i = 1;
+
+	*copy = NULL;
+	while (i < n && strcmp(v[i - 1], v[i]) < 0)
+		i++;
+	if (i >= n)
+		return v;
+	*copy = xcalloc(n, sizeof(**copy));
+	memcpy(*copy, v, n * sizeof(**copy));
+	qsort(*copy, n, sizeof(**copy), cmp_str);
+	return *copy;
+}
+
 /* Host names must be unique across nodes and DPUs: two ranks' hosts that
- * are the same machine under two roles would break the placement. */
+ * are the same machine under two roles would break the placement. Each
+ * list is sorted on its own (320,000 names on Fugaku are in order already,
+ * which is checked in one pass), then the two are merged. */
 static int check_unique(struct loader *ld, const struct spec *s)
 {
-	size_t n = s->nodes.nr + s->dpus.nr;
-	const char **all = xcalloc(n, sizeof(*all));
+	char **ca, **cb;
+	char *const *a = sorted_names(s->nodes.v, s->nodes.nr, &ca);
+	char *const *b = sorted_names(s->dpus.v, s->dpus.nr, &cb);
+	const char *prev = NULL, *cur;
+	size_t i = 0, j = 0;
 	int ret = 0;
 
-	memcpy(all, s->nodes.v, s->nodes.nr * sizeof(*all));
-	if (s->dpus.nr)
-		memcpy(all + s->nodes.nr, s->dpus.v, s->dpus.nr * sizeof(*all));
-	qsort(all, n, sizeof(*all), cmp_str);
-	for (size_t i = 1; i < n; i++)
-		if (!strcmp(all[i], all[i - 1])) {
+	while (i < s->nodes.nr || j < s->dpus.nr) {
+		if (j == s->dpus.nr || (i < s->nodes.nr && strcmp(a[i], b[j]) <= 0))
+			cur = a[i++];
+		else
+			cur = b[j++];
+		if (prev && !strcmp(prev, cur)) {
 			SPEC_BAD(ld, s->line.nodes, "host '%s' is named twice among nodes and DPUs",
-				 all[i]);
+				 cur);
 			ret = -1;
 			break;
 		}
-	free(all);
+		prev = cur;
+	}
+	free(ca);
+	free(cb);
 	return ret;
+}
+
+/* The DPUs' names, each node's name and suffix. The nodes' names are valid,
+ * so every DPU's is when the longest does not pass the limit and the
+ * suffix after the longest last label (where it joins a node's name) makes
+ * a valid name; else each is checked, to name the first one wrong. */
+static void suffix_names(struct loader *ld, struct spec *s, const char *suffix, int line)
+{
+	size_t sl = strlen(suffix), most = 0, last = 0, slot;
+	char *name, *w, err[512];
+	int check_each;
+
+	for (size_t i = 0; i < s->nodes.nr; i++) {
+		const char *dot = strrchr(s->nodes.v[i], '.'), *v = s->nodes.v[i];
+		size_t nl = strlen(v), ll = dot ? nl - (size_t)(dot + 1 - v) : nl;
+
+		most = nl > most ? nl : most;
+		last = ll > last ? ll : last;
+	}
+	/* Each name is made in one buffer, then kept in one block (slots of
+	 * the longest valid name): Fugaku has 158,976 nodes. */
+	name = xmalloc((most > last ? most : last) + sl + 1);
+	slot = (most + sl < HOSTNAME_MAX ? most + sl : HOSTNAME_MAX) + 1;
+	s->dpu_names = w = xmalloc(s->nodes.nr ? s->nodes.nr * slot : 1);
+	s->dpus.alloc = s->nodes.nr + 1;
+	s->dpus.v = xcalloc(s->dpus.alloc, sizeof(*s->dpus.v));
+	memset(name, 'a', last);
+	memcpy(name + last, suffix, sl + 1);
+	check_each = most + sl > HOSTNAME_MAX || hostname_check(name, err, sizeof(err));
+	for (size_t i = 0; i < s->nodes.nr; i++) {
+		size_t nl = strlen(s->nodes.v[i]);
+
+		memcpy(name, s->nodes.v[i], nl);
+		memcpy(name + nl, suffix, sl + 1);
+		if (check_each && hostname_check(name, err, sizeof(err))) {
+			SPEC_BAD(ld, line, "'system.dpu.suffix': %s", err);
+			break;
+		}
+		memcpy(w, name, nl + sl + 1);
+		s->dpus.v[s->dpus.nr++] = w;
+		w += nl + sl + 1;
+	}
+	free(name);
 }
 
 /* system.dpu: the DPUs' cores and their host names, from a hostlist (one
@@ -675,7 +744,7 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 				 "'system.dpu' needs 'hosts' (a hostlist) or 'suffix' (like "
 				 "\"-bf\")");
 		else if (hosts && !get_string(ld, dpu, "system.dpu.", "hosts", 1, &str, &line)) {
-			if (hostlist_expand(str, &s->dpus, err, sizeof(err)))
+			if (hostlist_expand_pooled(str, &s->dpus, &s->dpu_names, err, sizeof(err)))
 				SPEC_BAD(ld, line, "'system.dpu.hosts': %s", err);
 			else if (s->nodes.nr && s->dpus.nr != s->nodes.nr)
 				SPEC_BAD(ld, line,
@@ -684,23 +753,7 @@ static void load_dpu(struct loader *ld, const config_setting_t *sys, struct spec
 					 s->dpus.nr, s->nodes.nr);
 		} else if (suffix &&
 			   !get_string(ld, dpu, "system.dpu.", "suffix", 1, &str, &line)) {
-			size_t sl = strlen(str);
-			char *name = NULL;
-
-			/* One buffer for every name: Fugaku has 158,976 nodes. */
-			for (size_t i = 0; i < s->nodes.nr; i++) {
-				size_t nl = strlen(s->nodes.v[i]);
-
-				name = xrealloc(name, nl + sl + 1);
-				memcpy(name, s->nodes.v[i], nl);
-				memcpy(name + nl, str, sl + 1);
-				if (hostname_check(name, err, sizeof(err))) {
-					SPEC_BAD(ld, line, "'system.dpu.suffix': %s", err);
-					break;
-				}
-				strvec_push(&s->dpus, name);
-			}
-			free(name);
+			suffix_names(ld, s, str, line);
 		}
 		free(str);
 	}
@@ -739,7 +792,7 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 	check_keys(ld, sys, "system.", system_keys);
 	get_string(ld, sys, "system.", "name", 1, &s->name, NULL);
 	if (!get_string(ld, sys, "system.", "nodes", 1, &str, &s->line.nodes) && str) {
-		if (hostlist_expand(str, &s->nodes, err, sizeof(err)))
+		if (hostlist_expand_pooled(str, &s->nodes, &s->node_names, err, sizeof(err)))
 			SPEC_BAD(ld, s->line.nodes, "'system.nodes': %s", err);
 	}
 	free(str);
@@ -1274,8 +1327,10 @@ void spec_release(struct spec *s)
 {
 	free(s->path);
 	free(s->name);
-	strvec_clear(&s->nodes);
-	strvec_clear(&s->dpus);
+	free(s->nodes.v);
+	free(s->node_names);
+	free(s->dpus.v);
+	free(s->dpu_names);
 	free(s->host_bin);
 	free(s->dpu_bin);
 	strvec_clear(&s->launcher_args);

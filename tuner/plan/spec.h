@@ -74,7 +74,10 @@ struct spec {
 	char *name;
 	struct strvec nodes; /* node names, expanded, in rank order */
 	unsigned ppn;
-	struct strvec dpus;    /* one per node, same order; empty when no dpu group */
+	struct strvec dpus; /* one per node, same order; empty when no dpu group */
+	/* The blocks the names of nodes and dpus live in (one allocation for
+	 * 10^5 names): spec_release() frees them, never strvec_clear(). */
+	char *node_names, *dpu_names;
 	unsigned dpu_cores;    /* 0 when there is no dpu group */
 	unsigned onload_cores; /* 0 when there is no onload group */
 	char *host_bin; /* relative paths with a '/' are made relative to the spec's folder */
