@@ -28,6 +28,7 @@
 #include "verify.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <jansson.h>
 #include <math.h>
@@ -58,7 +59,7 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 
 static const struct cli_command verify_cli = {
 	"verify",
-	"SPEC --export FILE [--db FILE] [--launcher L] [--metric REGEX]\n"
+	"SPEC [--export FILE] [--db FILE] [--launcher L] [--metric REGEX]\n"
 	"[--higher] [--json] [--dry-run] [-- COMMAND [ARGS...]]",
 	"Runs COMMAND (an MPI program) on the spec's host ranks through the spec's\n"
 	"launcher without the exported settings (A) and with them (B), in pairs of\n"
@@ -69,7 +70,9 @@ static const struct cli_command verify_cli = {
 	"the spec's practical threshold), or no difference shown (with the launches\n"
 	"a decision would take). Launches are stored as the run SPEC:verify and a\n"
 	"run again continues. Without COMMAND: the project's collective loop\n"
-	"(sweetspot-loop) over the spec's collectives and sizes, a figure each.",
+	"(sweetspot-loop) over the spec's collectives and sizes, a figure each.\n"
+	"The spec's verify group may give the command, export, metric, higher,\n"
+	"launcher, repetitions and max_repetitions; the command line wins.",
 	verify_options,
 	"Exit status: 0 verdicts computed (whatever they say), 1 a launch failed\n"
 	"(recorded), 2 bad usage or input, 130 interrupted.",
@@ -84,6 +87,7 @@ struct verify_args {
 	int higher, json, dry;
 	char **cmd; /* COMMAND ARGS..., or NULL */
 	int ncmd;
+	int cmd_line; /* the spec's line when the command is its verify group's */
 };
 
 /* What the two jobs run: the program's argv (the command resolved). */
@@ -157,15 +161,43 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 		return o;
 	if (cli_operands(&c, 1, -1, "SPEC [COMMAND ARGS...]"))
 		return CLI_BAD;
-	if (!a->export) {
-		cli_usage_error(&verify_cli, "--export FILE is needed: the settings B runs with "
-					     "(sweetspot export writes them)");
-		return CLI_BAD;
-	}
 	a->path = c.operands[0];
 	a->cmd = c.noperands > 1 ? c.operands + 1 : NULL;
 	a->ncmd = c.noperands - 1;
 	return CLI_END;
+}
+
+/* What the command line leaves out, from the spec's verify group (the
+ * command line wins). 0, or -1 after error(): no export named, or one
+ * the group names that cannot be read (file:line). */
+static int from_spec(struct verify_args *a, struct spec *s)
+{
+	const struct spec_verify *v = &s->verify;
+
+	if (!a->export && v->export) {
+		if (access(v->export, R_OK))
+			return error("%s:%d: 'verify.export': %s: %s", a->path, v->line_export,
+				     v->export, strerror(errno));
+		a->export = v->export;
+	}
+	if (!a->export)
+		return error("verify: --export FILE is needed (or 'export' in the spec's verify "
+			     "group): the settings B runs with (sweetspot export writes them)");
+	if (!a->cmd && v->command.nr) {
+		a->cmd = v->command.v;
+		a->ncmd = (int)v->command.nr;
+		a->cmd_line = v->line_command;
+	}
+	if (!a->metric)
+		a->metric = v->metric;
+	a->higher |= v->higher;
+	if (!a->launcher && v->launcher_set)
+		a->launcher = launcher_name(v->launcher);
+	if (v->repetitions)
+		s->repetitions = v->repetitions;
+	if (v->max_repetitions)
+		s->max_repetitions = v->max_repetitions;
+	return 0;
 }
 
 /* The collective loop beside the spec's kernel (the same MPI family's
@@ -190,16 +222,18 @@ static int make_program(const struct verify_args *a, const struct spec *s, struc
 	char sizes[1024] = "", colls[256] = "", *path;
 
 	if (a->cmd) {
-		if (!(path = launch_which(a->cmd[0])))
-			return error("verify: %s: command not found", a->cmd[0]);
-		if (strchr(a->cmd[0], '/') && *path != '/') {
-			char *abs = realpath(path, NULL);
+		char *abs = NULL;
 
+		if ((path = launch_which(a->cmd[0])) && strchr(a->cmd[0], '/') && *path != '/') {
+			abs = realpath(path, NULL);
 			free(path);
-			if (!abs)
-				return error("verify: %s: command not found", a->cmd[0]);
 			path = abs;
 		}
+		if (!path && a->cmd_line)
+			return error("%s:%d: 'verify.command': %s: command not found", a->path,
+				     a->cmd_line, a->cmd[0]);
+		if (!path)
+			return error("verify: %s: command not found", a->cmd[0]);
 		strvec_push(prog, strchr(a->cmd[0], '/') ? path : a->cmd[0]);
 		free(path);
 		for (int i = 1; i < a->ncmd; i++)
@@ -865,7 +899,7 @@ out:
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0, 0, NULL, 0 };
+	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0 };
 	struct verify_ctx x = { STRVEC_INIT, STRVEC_INIT, VERIFY_OMPI_RULES };
 	struct vjob main_job = { &x.prog, 0 };
 	struct proof pf = { 0 };
@@ -880,7 +914,7 @@ int cmd_verify(int argc, char **argv)
 	if (status != CLI_END)
 		return cli_status(status);
 	status = EXIT_USAGE;
-	if (spec_load(a.path, &spec) ||
+	if (spec_load(a.path, &spec) || from_spec(&a, &spec) ||
 	    runner_pick_launcher(a.launcher, &spec, a.path, a.dry, &l) ||
 	    make_program(&a, &spec, &x.prog) || verify_settings(a.export, &x.env_b, &x.kind) ||
 	    proof_plan(&pf, &spec, l, &x.env_b))

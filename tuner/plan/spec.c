@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <libconfig.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static const char *const transport_names[] = { "rma", "verbs", "auto", NULL };
 static const char *const placement_names[] = { "dpu", "onload", NULL };
 static const char *const launcher_names[] = { "srun", "mpirun", "mpirun_rsh", "hydra", NULL };
 
-static const char *const top_keys[] = { "system", "sweep", NULL };
+static const char *const top_keys[] = { "system", "sweep", "verify", NULL };
 static const char *const system_keys[] = { "name",	    "nodes",	"ppn",	   "dpu",
 					   "onload",	    "host_bin", "dpu_bin", "launcher",
 					   "launcher_args", "env",	NULL };
@@ -43,6 +44,9 @@ static const char *const sweep_keys[] = {
 	"dtypes",      "ops",	     "chunks",	    "windows",	  "radix",
 	"budget",      NULL
 };
+
+static const char *const verify_keys[] = { "command",  "export",      "metric",		 "higher",
+					   "launcher", "repetitions", "max_repetitions", NULL };
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
@@ -1131,6 +1135,85 @@ static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spe
 	free(str);
 }
 
+/* verify.metric: a POSIX extended expression with a capture group (the
+ * number; earlier groups name the figure), as verify reads it. */
+static void check_metric(struct loader *ld, const char *src, int line)
+{
+	regex_t re;
+	char msg[256];
+	int rc = regcomp(&re, src, REG_EXTENDED);
+
+	if (rc) {
+		regerror(rc, &re, msg, sizeof(msg));
+		SPEC_BAD(ld, line, "'verify.metric' \"%s\": %s", src, msg);
+		return;
+	}
+	if (!re.re_nsub)
+		SPEC_BAD(ld, line,
+			 "'verify.metric' \"%s\" has no ( ) group: the last one is the number",
+			 src);
+	regfree(&re);
+}
+
+/* The optional verify group (spec.h). */
+static void load_verify(struct loader *ld, const config_setting_t *vg, struct spec *s)
+{
+	struct spec_verify *v = &s->verify;
+	config_setting_t *m;
+	char *str = NULL, err[512];
+	int line = 0;
+
+	if (!vg)
+		return;
+	if (config_setting_type(vg) != CONFIG_TYPE_GROUP) {
+		SPEC_BAD(ld, line_of(vg), "'verify' must be a group { ... }, not %s",
+			 type_name(config_setting_type(vg)));
+		return;
+	}
+	v->present = 1;
+	check_keys(ld, vg, "verify.", verify_keys);
+	if (!get_strings(ld, vg, "verify.", "command", 0, &v->command, &v->line_command) &&
+	    v->line_command) {
+		if (!v->command.nr || !*v->command.v[0])
+			SPEC_BAD(ld, v->line_command,
+				 "'verify.command' is empty: name the program");
+		else if (strchr(v->command.v[0], '/') && v->command.v[0][0] != '/') {
+			str = resolve_bin(ld, v->command.v[0]);
+			free(v->command.v[0]);
+			v->command.v[0] = str;
+			str = NULL;
+		}
+	}
+	if (!get_string(ld, vg, "verify.", "export", 0, &str, &v->line_export) && str)
+		v->export = str[0] == '/' ? xstrdup(str) : xasprintf("%s/%s", ld->dir, str);
+	free(str);
+	str = NULL;
+	if (!get_string(ld, vg, "verify.", "metric", 0, &v->metric, &line) && v->metric)
+		check_metric(ld, v->metric, line);
+	if ((m = member(ld, vg, "verify.", "higher", 0))) {
+		if (config_setting_type(m) != CONFIG_TYPE_BOOL)
+			SPEC_BAD(ld, line_of(m), "'verify.higher' must be true or false, not %s",
+				 type_name(config_setting_type(m)));
+		else
+			v->higher = config_setting_get_bool(m);
+	}
+	if (!get_string(ld, vg, "verify.", "launcher", 0, &str, &line) && str) {
+		if (launcher_from_name(str, &v->launcher))
+			SPEC_BAD(ld, line, "'verify.launcher': unknown launcher '%s'%s", str,
+				 hint(launcher_names, str, err, sizeof(err)));
+		else
+			v->launcher_set = 1;
+	}
+	free(str);
+	get_uint(ld, vg, "verify.", "repetitions", 0, 1, 10000, &v->repetitions, NULL);
+	get_uint(ld, vg, "verify.", "max_repetitions", 0, 1, 10000, &v->max_repetitions, &line);
+	if (v->max_repetitions &&
+	    v->max_repetitions < (v->repetitions ? v->repetitions : s->repetitions))
+		SPEC_BAD(ld, line,
+			 "'verify.max_repetitions' is %u, fewer than the repetitions (%u)",
+			 v->max_repetitions, v->repetitions ? v->repetitions : s->repetitions);
+}
+
 /* FNV-1a 64 of the file's bytes: cheap, stable, enough to tell two
  * versions of a spec apart in the results database. */
 static int hash_file(struct loader *ld, struct spec *s)
@@ -1297,6 +1380,7 @@ int spec_load(const char *path, struct spec *out)
 	for (size_t i = 0; i < out->nplacements; i++)
 		want_dpu |= out->placements[i] == PLACEMENT_DPU;
 	load_system(&ld, sys, out, want_dpu);
+	load_verify(&ld, member(&ld, root, "", "verify", 0), out);
 	for (size_t i = 0; i < out->nplacements && !ld.bad; i++)
 		if (out->placements[i] == PLACEMENT_ONLOAD && !out->onload_cores)
 			SPEC_BAD(&ld, out->line.placement,
@@ -1348,5 +1432,8 @@ void spec_release(struct spec *s)
 	free(s->node_counts);
 	free(s->placements);
 	free(s->transport);
+	strvec_clear(&s->verify.command);
+	free(s->verify.export);
+	free(s->verify.metric);
 	memset(s, 0, sizeof(*s));
 }

@@ -37,6 +37,12 @@
  *     retries = 1;                     # optional: attempts more for a failed launch
  *     transport = "auto";              # optional: rma | verbs | auto
  *   };
+ *   verify = {                         # optional: what `sweetspot verify` runs
+ *     command = [ "./app", "-n", "10" ];   # relative with a '/': the spec's folder
+ *     export = "tuned.rules";          # the settings B runs with (or an mpmd folder)
+ *     metric = "^size ([0-9]+): ([0-9.]+) us";   # optional; higher = true;
+ *     launcher = "mpirun"; repetitions = 5; max_repetitions = 20;   # optional
+ *   };
  */
 #ifndef SWEETSPOT_SPEC_H
 #define SWEETSPOT_SPEC_H
@@ -64,6 +70,21 @@ struct spec_lines {
  * and radix: COLL_DEFAULT_* of kernels/sched/coll.h). */
 #define SPEC_DEFAULT_DTYPE "int32"
 #define SPEC_DEFAULT_OP	   "sum"
+
+/* The verify group: what `sweetspot verify` runs when its command line
+ * does not say (the command line wins). Paths with a '/' are made relative
+ * to the spec's folder; whether the command and the export exist is
+ * checked by verify, which reports it at the line kept here. */
+struct spec_verify {
+	int present;
+	struct strvec command; /* empty: the collective loop */
+	char *export, *metric; /* NULL when not given */
+	int higher;
+	int launcher_set;
+	enum launcher launcher;
+	unsigned repetitions, max_repetitions; /* 0: the sweep's */
+	int line_command, line_export;
+};
 
 /* Everything in it is owned by the struct and freed by spec_release(). */
 struct spec {
@@ -129,6 +150,8 @@ struct spec {
 	int dpu_first;		      /* cost_order: a DPU core is cheaper than an onload one (1) */
 	double calibration_tolerance; /* compute vs reference, relative (0.10) */
 	char *transport;	      /* NULL: the kernel's default */
+
+	struct spec_verify verify;
 
 	struct spec_lines line;
 };
