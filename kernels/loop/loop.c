@@ -8,15 +8,20 @@
  * --once it makes one call of each point and nothing else (no barrier, no
  * timing, no output), so that a launch under Open MPI's pml monitoring
  * shows the traffic of exactly those calls: verify's proof of which
- * algorithm ran.
+ * algorithm ran. With --where it prints where every rank runs (its host, as
+ * the kernel names it, and the CPUs it may run on) and nothing else:
+ * verify's proof that an MPMD recipe's layout was followed.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <getopt.h>
+#include <sched.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "batch.h"
+#include "hosts.h"
 #include "parse.h"
 #include "xalloc.h"
 
@@ -30,7 +35,7 @@ struct loop_opts {
 	size_t ncolls;
 	uint64_t sizes[LOOP_MAX_SIZES];
 	size_t nsizes;
-	int iterations, warmup, batch_ms, once;
+	int iterations, warmup, batch_ms, once, where;
 };
 
 struct loop_point {
@@ -42,6 +47,7 @@ struct loop_point {
 
 static const char usage[] =
 	"usage: sweetspot-loop [-c LIST] [-m SIZES] [-i N] [-x N] [--batch-ms N] [--once]\n"
+	"       sweetspot-loop --where\n"
 	"  -c LIST        bcast,gather,allgather,reduce,allreduce (default: all)\n"
 	"  -m SIZES       bytes per rank, e.g. 1K,64K or 1K:4M (default 1K:1M);\n"
 	"                 reductions: int32 sum, sizes a multiple of 4\n"
@@ -49,6 +55,9 @@ static const char usage[] =
 	"  -x N           untimed calls first (default 10)\n"
 	"  --batch-ms N   calls are timed in batches lasting N ms (default 20)\n"
 	"  --once         one call per point, nothing else, no output\n"
+	"  --where        only where each rank runs: a row 'where RANK HOST CPUS'\n"
+	"                 from rank 0 (HOST: SLURMD_NODENAME, SWEETSPOT_HOSTNAME or\n"
+	"                 the host's name; CPUS: the ones it may run on, e.g. 0-3)\n"
 	"Prints, from rank 0, one row per point: collective, bytes, and the time per\n"
 	"call in us (average and median over batches of the ranks' mean; the\n"
 	"fastest and slowest rank's mean).\n";
@@ -122,6 +131,7 @@ static int parse(int argc, char **argv, struct loop_opts *o, char *err, size_t l
 	static const struct option longopts[] = {
 		{ "batch-ms", required_argument, NULL, 'b' },
 		{ "once", no_argument, NULL, '1' },
+		{ "where", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +169,9 @@ static int parse(int argc, char **argv, struct loop_opts *o, char *err, size_t l
 			break;
 		case '1':
 			o->once = 1;
+			break;
+		case 'W':
+			o->where = 1;
 			break;
 		case 'h':
 			return 1;
@@ -252,6 +265,50 @@ static int run(const struct loop_opts *o, MPI_Comm comm, int rank, int size)
 	return rc != MPI_SUCCESS;
 }
 
+/* The CPUs this process may run on, as "0-3,6". */
+static void cpu_list(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	for (int c = 0; c < CPU_SETSIZE && used < len; c++) {
+		int e = c;
+
+		if (!CPU_ISSET(c, &set))
+			continue;
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+			e++;
+		used += (size_t)snprintf(buf + used, len - used, e > c ? "%s%d-%d" : "%s%d",
+					 used ? "," : "", c, e);
+		c = e;
+	}
+}
+
+/* --where: every rank's host and CPUs, printed by rank 0 in rank order. */
+static int where(MPI_Comm comm, int rank, int size)
+{
+	struct hostinfo hi;
+	char mine[HOST_NAME_LEN], *all = rank ? NULL : xmalloc((size_t)size * HOST_NAME_LEN);
+	int rc;
+
+	memset(mine, 0, sizeof(mine));
+	cpu_list(mine, sizeof(mine));
+	if (hosts_gather(comm, &hi))
+		return 1;
+	rc = MPI_Gather(mine, HOST_NAME_LEN, MPI_CHAR, all, HOST_NAME_LEN, MPI_CHAR, 0, comm);
+	for (int r = 0; !rank && rc == MPI_SUCCESS && r < size; r++)
+		printf("where %d %s %s\n", r, hi.names[r], all + (size_t)r * HOST_NAME_LEN);
+	fflush(stdout);
+	hosts_release(&hi);
+	free(all);
+	return rc != MPI_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	struct loop_opts o;
@@ -269,7 +326,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	rc = run(&o, MPI_COMM_WORLD, rank, size);
+	rc = o.where ? where(MPI_COMM_WORLD, rank, size) : run(&o, MPI_COMM_WORLD, rank, size);
 	if (rc)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	MPI_Finalize();

@@ -10,7 +10,9 @@
  * into the run "SPEC:verify" (argv, environment, output in its log), so a
  * verify run again continues. Without COMMAND it runs the project's own
  * collective loop (sweetspot-loop beside the spec's kernel, over the spec's
- * collectives and sizes; its median time per call are the figures).
+ * collectives and sizes; its median time per call are the figures). An
+ * MPMD recipe as the export: B runs the program on the recipe's layout,
+ * and the proof is where its ranks ran (verify_recipe.c).
  */
 #include "argv.h"
 #include "child.h"
@@ -42,7 +44,8 @@ enum { OPT_EXPORT, OPT_DB, OPT_LAUNCHER, OPT_METRIC, OPT_HIGHER, OPT_JSON, OPT_D
 static const struct cli_option verify_options[NOPTS + 1] = {
 	[OPT_EXPORT] = { "export", 0, "FILE",
 			 "the exported settings B runs with: an ompi-rules\n"
-			 "(or ompi-json) file, an env or mpich file, an mca-params file" },
+			 "(or ompi-json) file, an env or mpich file, an mca-params file,\n"
+			 "or an mpmd recipe's folder (B runs on its layout)" },
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	[OPT_LAUNCHER] = { "launcher", 0, "L",
 			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
@@ -95,6 +98,7 @@ struct verify_ctx {
 	struct strvec prog;
 	struct strvec env_b;
 	enum verify_kind kind;
+	struct verify_recipe recipe; /* kind VERIFY_MPMD: B runs on its layout */
 };
 
 /* What one launch runs: a program, and whether under Open MPI's pml
@@ -102,6 +106,7 @@ struct verify_ctx {
 struct vjob {
 	const struct strvec *prog;
 	int monitor;
+	const struct verify_recipe *recipe; /* on an MPMD recipe's layout, or NULL */
 };
 
 /* One point of the proof: a collective at a size, the algorithm the rules
@@ -120,7 +125,11 @@ struct proof {
 	const char *rules; /* the file B names; NULL: no proof for these settings */
 	int mpich;	   /* MPICH CVARs: one launch of every collective and size
 				 * with MPIR_CVAR_COLLECTIVE_FALLBACK=error (p[0]) */
-	const char *none;  /* why there is none */
+	int mpmd;	   /* an MPMD recipe: one launch of sweetspot-loop --where on
+				 * its layout (p[0]); where each rank ran in ran */
+	struct strvec ran;
+	char why[256];	  /* the recipe: the first rank off its host */
+	const char *none; /* why there is none */
 	struct proof_point *p;
 	size_t n;
 	int failed; /* a point not applied */
@@ -265,6 +274,44 @@ static int make_program(const struct verify_args *a, const struct spec *s, struc
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A launch on an MPMD recipe's layout: its files, with the program in the
+ * place of every context's, written into the launch's folder (not in a dry
+ * run, where srun takes the recipe's hosts instead). */
+static int build_recipe(enum launcher l, const struct vjob *j, const char *dir, int check_files,
+			struct launch_opts *lo, struct launch_cmd *cmd)
+{
+	const struct verify_recipe *rc = j->recipe;
+	struct strvec runs = STRVEC_INIT;
+	const char **sorted;
+	int ret;
+
+	if (check_files && verify_recipe_write(rc, l, j->prog, dir))
+		return -1;
+	for (size_t i = 0; i < rc->hosts.nr; i++)
+		if (!runs.nr || strcmp(runs.v[runs.nr - 1], rc->hosts.v[i]))
+			strvec_push(&runs, rc->hosts.v[i]);
+	sorted = xcalloc(runs.nr, sizeof(*sorted));
+	memcpy(sorted, runs.v, runs.nr * sizeof(*sorted));
+	qsort(sorted, runs.nr, sizeof(*sorted), cmp_str);
+	lo->dir = dir;
+	lo->ranks = (unsigned)rc->hosts.nr;
+	lo->check_files = check_files;
+	if (!check_files) {
+		lo->hosts = &runs;
+		for (size_t i = 0; i < runs.nr; i++)
+			lo->nodes += !i || strcmp(sorted[i], sorted[i - 1]);
+	}
+	ret = launch_argv(l, lo, cmd);
+	free(sorted);
+	strvec_clear(&runs);
+	return ret;
+}
+
 /* A launch of A or B: the spec's environment, then B's settings (they win). */
 static int build_cmd(const struct runner *r, const struct runner_job *rj, const char *dir,
 		     int check_files, struct launch_cmd *cmd)
@@ -289,13 +336,45 @@ static int build_cmd(const struct runner *r, const struct runner_job *rj, const 
 	lo.time_limit_s = s->time_limit;
 	if (r->launcher == s->launcher && s->launcher_args.nr)
 		lo.extra = &s->launcher_args;
-	rc = launch_argv_hosts(r->launcher, &lo, &s->nodes, s->ppn, j->prog, cmd);
+	if (j->recipe)
+		rc = build_recipe(r->launcher, j, dir, check_files, &lo, cmd);
+	else
+		rc = launch_argv_hosts(r->launcher, &lo, &s->nodes, s->ppn, j->prog, cmd);
 	strvec_clear(&env);
 	return rc;
 }
 
+/* The command of a stored launch, from the head of its log ("# command:
+ * LINE"), and its folder; 1, or 0 when there is none. */
+static int stored_command(struct store *st, long long run, const char *id, char **line, char **dir)
+{
+	char *log = NULL, *head = NULL, *slash;
+	size_t cap = 0;
+	double wall;
+	int ok, ret = 0;
+	FILE *f;
+
+	if (store_launch_get(st, run, id, 1, &ok, &wall, &log) <= 0 || !(slash = strrchr(log, '/')))
+		goto out;
+	if ((f = fopen(log, "r"))) {
+		if (getline(&head, &cap, f) > 0 && !strncmp(head, "# command: ", 11)) {
+			head[strcspn(head, "\n")] = '\0';
+			*line = xstrdup(head + 11);
+			*dir = xasprintf("%.*s", (int)(slash - log), log);
+			ret = 1;
+		}
+		fclose(f);
+	}
+out:
+	free(head);
+	free(log);
+	return ret;
+}
+
 /* Whether the latest verify run of the spec ran other commands (another
- * program, other settings): then a new run begins rather than mixing them. */
+ * program, other settings): then a new run begins rather than mixing them.
+ * Each job's first launch is built again for its folder and compared with
+ * the command its log opens with. */
 static int other_commands(struct runner *r, struct store *st, const char *path,
 			  const struct runner_job *jobs)
 {
@@ -306,16 +385,17 @@ static int other_commands(struct runner *r, struct store *st, const char *path,
 	if (store_latest_run(st, key, &last) > 0 && !strcmp(last.spec_hash, r->spec->hash))
 		for (int i = 0; i < 2 && !other; i++) {
 			struct launch_cmd cmd = LAUNCH_CMD_INIT;
-			char *stored = NULL, *line;
+			char *stored = NULL, *dir = NULL, *line;
 
-			if (store_launch_command(st, last.id, jobs[i].row.id, &stored) > 0 &&
-			    !build_cmd(r, &jobs[i], "", 0, &cmd)) {
+			if (stored_command(st, last.id, jobs[i].row.id, &stored, &dir) &&
+			    !build_cmd(r, &jobs[i], dir, 0, &cmd)) {
 				line = launch_cmd_line(&cmd);
 				other = strcmp(line, stored) != 0;
 				free(line);
 			}
 			launch_cmd_clear(&cmd);
 			free(stored);
+			free(dir);
 		}
 	store_run_release(&last);
 	free(abs);
@@ -535,6 +615,7 @@ static void proof_release(struct proof *pf)
 		strvec_clear(&pf->p[i].env_ref);
 	}
 	free(pf->p);
+	strvec_clear(&pf->ran);
 	memset(pf, 0, sizeof(*pf));
 }
 
@@ -577,7 +658,34 @@ static int proof_plan_mpich(struct proof *pf, const struct spec *s, const struct
 	for (size_t i = 0; i < env_b->nr; i++)
 		strvec_push(&p->env_ref, env_b->v[i]);
 	strvec_push(&p->env_ref, "MPIR_CVAR_COLLECTIVE_FALLBACK=error");
-	p->job = (struct vjob){ &p->prog, 0 };
+	p->job = (struct vjob){ &p->prog, 0, NULL };
+	free(loop);
+	return 0;
+}
+
+/* An MPMD recipe's proof: one launch of sweetspot-loop --where on the
+ * recipe's layout, as B runs: each rank must have run on the host the
+ * recipe gives it. */
+static int proof_plan_mpmd(struct proof *pf, const struct spec *s, const struct verify_ctx *x)
+{
+	struct proof_point *p;
+	char *loop;
+
+	if (!(loop = loop_path(s))) {
+		pf->none = "sweetspot-loop is not built beside the spec's kernel";
+		return 0;
+	}
+	pf->mpmd = 1;
+	pf->rules = x->recipe.dir;
+	pf->p = xcalloc(1, sizeof(*pf->p));
+	pf->n = 1;
+	p = pf->p;
+	p->coll = "layout";
+	snprintf(p->id_b, sizeof(p->id_b), "proof-B-layout");
+	strvec_pushv(&p->prog, (const char *const[]){ loop, "--where", NULL });
+	for (size_t i = 0; i < x->env_b.nr; i++)
+		strvec_push(&p->env_ref, x->env_b.v[i]);
+	p->job = (struct vjob){ &p->prog, 0, &x->recipe };
 	free(loop);
 	return 0;
 }
@@ -587,13 +695,16 @@ static int proof_plan_mpich(struct proof *pf, const struct spec *s, const struct
  * give no classic rules file, pf->none says why there is no proof. 0, or
  * -1 after error() (a rules file that does not read). */
 static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
-		      const struct strvec *env_b)
+		      const struct verify_ctx *x)
 {
+	const struct strvec *env_b = &x->env_b;
 	struct verify_rules rules;
 	unsigned ranks = (unsigned)s->nodes.nr * s->ppn;
 	char *loop;
 	int rc;
 
+	if (x->kind == VERIFY_MPMD)
+		return proof_plan_mpmd(pf, s, x);
 	if (l == LAUNCHER_HYDRA)
 		return proof_plan_mpich(pf, s, env_b);
 	if (!(pf->rules = rules_of(env_b))) {
@@ -640,15 +751,10 @@ static int proof_plan(struct proof *pf, const struct spec *s, enum launcher l,
 	}
 	/* Now that the array stays where it is. */
 	for (size_t i = 0; i < pf->n; i++)
-		pf->p[i].job = (struct vjob){ &pf->p[i].prog, 1 };
+		pf->p[i].job = (struct vjob){ &pf->p[i].prog, 1, NULL };
 	free(loop);
 	verify_rules_release(&rules);
 	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* What the ranks of a launch in dir sent one another inside collectives:
@@ -718,6 +824,32 @@ static int proof_launch(struct runner *r, const struct runner_job *job, char *re
 	return ok ? 0 : 2;
 }
 
+/* The recipe's proof: where each rank of sweetspot-loop --where ran on the
+ * recipe's layout, against the recipe. Returns as race(). */
+static int proof_run_mpmd(struct proof *pf, struct runner *r, const struct verify_ctx *x,
+			  char *reason, size_t rlen)
+{
+	struct proof_point *p = &pf->p[0];
+	struct runner_job b = { .row = { p->id_b, 1, (int)x->recipe.hosts.nr, 0, 0, "host" },
+				.env = &p->env_ref,
+				.data = &p->job };
+	char *dir = NULL, *log;
+	int rc = proof_launch(r, &b, reason, rlen, &dir);
+
+	if (!rc) {
+		log = xasprintf("%s/log", dir);
+		rc = verify_recipe_where(&x->recipe, log, &pf->ran, pf->why, sizeof(pf->why));
+		free(log);
+		if (rc >= 0) {
+			p->applied = !rc;
+			pf->failed = rc;
+			rc = 0;
+		}
+	}
+	free(dir);
+	return rc;
+}
+
 /* Each point: B's settings and the reference (the rules' algorithm forced
  * as baseline forced it, or nothing set where the rules leave Open MPI its
  * own choice), each one call under pml monitoring; applied when the ranks
@@ -725,6 +857,8 @@ static int proof_launch(struct runner *r, const struct runner_job *job, char *re
 static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx *x, char *reason,
 		     size_t rlen)
 {
+	if (pf->mpmd)
+		return proof_run_mpmd(pf, r, x, reason, rlen);
 	if (pf->mpich) {
 		struct proof_point *p = &pf->p[0];
 		struct runner_job b = { .row = { p->id_b, (int)r->spec->nodes.nr, (int)r->spec->ppn,
@@ -774,10 +908,26 @@ static int proof_run(struct proof *pf, struct runner *r, const struct verify_ctx
 	return 0;
 }
 
+static void proof_text_mpmd(const struct proof *pf)
+{
+	printf("proof: sweetspot-loop --where on the recipe's layout, each rank's host against "
+	       "%s/slurm.hostfile: %s%s\n",
+	       pf->rules, pf->failed ? "NOT APPLIED: " : "every rank on its host: applied",
+	       pf->failed ? pf->why : "");
+	for (size_t i = 0; i < pf->ran.nr && i < 16; i++)
+		printf("  rank %-4zu %s\n", i, pf->ran.v[i]);
+	if (pf->ran.nr > 16)
+		printf("  (%zu ranks more)\n", pf->ran.nr - 16);
+}
+
 static void proof_text(const struct proof *pf)
 {
 	if (!pf->rules) {
 		printf("proof: none: %s\n", pf->none);
+		return;
+	}
+	if (pf->mpmd) {
+		proof_text_mpmd(pf);
 		return;
 	}
 	if (pf->mpich) {
@@ -819,9 +969,23 @@ static json_t *proof_json(const struct proof *pf)
 		return o;
 	}
 	json_object_set_new(
-		o, pf->mpich ? "method" : "rules",
+		o,
+		pf->mpich ? "method" :
+		pf->mpmd  ? "recipe" :
+			    "rules",
 		json_string(pf->mpich ? "MPIR_CVAR_COLLECTIVE_FALLBACK=error" : pf->rules));
 	json_object_set_new(o, "applied", json_boolean(!pf->failed));
+	if (pf->mpmd) {
+		json_t *ran = json_array();
+
+		for (size_t i = 0; i < pf->ran.nr; i++)
+			json_array_append_new(ran, json_string(pf->ran.v[i]));
+		json_object_set_new(o, "ranks", ran);
+		if (pf->failed)
+			json_object_set_new(o, "why", json_string(pf->why));
+		json_decref(pts);
+		return o;
+	}
 	if (pf->mpich) {
 		json_decref(pts);
 		return o;
@@ -900,8 +1064,10 @@ out:
 int cmd_verify(int argc, char **argv)
 {
 	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0 };
-	struct verify_ctx x = { STRVEC_INIT, STRVEC_INIT, VERIFY_OMPI_RULES };
-	struct vjob main_job = { &x.prog, 0 };
+	struct verify_ctx x = {
+		STRVEC_INIT, STRVEC_INIT, VERIFY_OMPI_RULES, { NULL, STRVEC_INIT }
+	};
+	struct vjob main_job = { &x.prog, 0, NULL }, recipe_job = { &x.prog, 0, &x.recipe };
 	struct proof pf = { 0 };
 	struct spec spec = SPEC_INIT;
 	struct runner r = RUNNER_INIT;
@@ -917,7 +1083,9 @@ int cmd_verify(int argc, char **argv)
 	if (spec_load(a.path, &spec) || from_spec(&a, &spec) ||
 	    runner_pick_launcher(a.launcher, &spec, a.path, a.dry, &l) ||
 	    make_program(&a, &spec, &x.prog) || verify_settings(a.export, &x.env_b, &x.kind) ||
-	    proof_plan(&pf, &spec, l, &x.env_b))
+	    (x.kind == VERIFY_MPMD &&
+	     (verify_recipe_load(a.export, &x.recipe) || verify_recipe_check_words(&x.prog))) ||
+	    proof_plan(&pf, &spec, l, &x))
 		goto out;
 	if (a.metric) {
 		struct verify_metric m;
@@ -932,12 +1100,13 @@ int cmd_verify(int argc, char **argv)
 	r.retry_failed = 1;
 	r.progress_out = stderr;
 	for (int i = 0; i < 2; i++)
-		jobs[i] = (struct runner_job){ .row = { i ? "verify-B" : "verify-A",
-							(int)spec.nodes.nr, (int)spec.ppn, 0, 0,
-							"host" },
-					       .points = 0,
-					       .env = i ? &x.env_b : NULL,
-					       .data = &main_job };
+		jobs[i] = (struct runner_job){
+			.row = { i ? "verify-B" : "verify-A", (int)spec.nodes.nr, (int)spec.ppn, 0,
+				 0, "host" },
+			.points = 0,
+			.env = i ? &x.env_b : NULL,
+			.data = i && x.recipe.dir ? &recipe_job : &main_job
+		};
 	if (a.dry) {
 		status = runner_dry_run(&r, a.path, a.db, jobs, 2, stdout) ? 1 : 0;
 		goto out;
@@ -951,6 +1120,7 @@ out:
 	store_close(st);
 	strvec_clear(&x.prog);
 	strvec_clear(&x.env_b);
+	verify_recipe_release(&x.recipe);
 	spec_release(&spec);
 	return status;
 }

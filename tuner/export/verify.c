@@ -15,11 +15,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *verify_kind_name(enum verify_kind k)
 {
 	return k == VERIFY_OMPI_RULES ? "Open MPI coll/tuned rules" :
 	       k == VERIFY_ENV	      ? "environment file" :
+	       k == VERIFY_MPMD	      ? "MPMD recipe" :
 					"mca-params file";
 }
 
@@ -123,12 +125,25 @@ static enum verify_kind kind_of(const char *first)
 
 int verify_settings(const char *path, struct strvec *env, enum verify_kind *kind)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char *line = NULL, *abs = NULL;
 	size_t cap = 0, lineno = 0, before = env->nr;
 	int ret = -1, seen = 0;
+	struct stat st;
 
-	if (!f)
+	if (verify_recipe_is(path)) {
+		if (!(abs = realpath(path, NULL)))
+			return error("%s: %s", path, strerror(errno));
+		*kind = VERIFY_MPMD;
+		strvec_pushf(env, "SWEETSPOT_RECIPE=%s", abs);
+		free(abs);
+		return 0;
+	}
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return error("%s: a folder, but not an MPMD recipe (export --format mpmd writes "
+			     "one with a slurm.hostfile)",
+			     path);
+	if (!(f = fopen(path, "r")))
 		return error("%s: %s", path, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		char *s = line;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "argv.h"
 #include "strvec.h"
 
 /* What an exported file is, read from its content. */
@@ -20,6 +21,7 @@ enum verify_kind {
 	VERIFY_OMPI_RULES, /* coll/tuned rules, classic or JSON */
 	VERIFY_ENV,	   /* "export NAME=value" lines (env, mpich formats) */
 	VERIFY_MCA_PARAMS, /* "name = value" lines of mca-params.conf */
+	VERIFY_MPMD,	   /* an MPMD recipe's folder (export --format mpmd) */
 };
 
 const char *verify_kind_name(enum verify_kind k);
@@ -29,6 +31,35 @@ const char *verify_kind_name(enum verify_kind k);
  * absolute path. 0, or -1 after error() (missing, unreadable, empty, a
  * line that is none of the forms: file:line). */
 int verify_settings(const char *path, struct strvec *env, enum verify_kind *kind);
+
+/* An MPMD recipe (the folder export --format mpmd writes): B runs the
+ * program on its layout. The environment verify_settings() gives B is
+ * SWEETSPOT_RECIPE=<its folder>, for the program to know. */
+struct verify_recipe {
+	char *dir;	     /* absolute */
+	struct strvec hosts; /* each rank's host, in rank order (slurm.hostfile) */
+};
+
+/* Whether path is a recipe's folder (one with a slurm.hostfile). */
+int verify_recipe_is(const char *path);
+/* 0, or -1 after error() (no slurm.hostfile, or one without ranks). */
+int verify_recipe_load(const char *path, struct verify_recipe *r);
+void verify_recipe_release(struct verify_recipe *r);
+/* 0 when every word of prog can go in the recipe's files (no blank,
+ * quote, backslash or '%'), else -1 after error(). */
+int verify_recipe_check_words(const struct strvec *prog);
+/* Writes into the folder out the recipe's files for launcher l: its
+ * program file (appfile, multi-prog.conf, config, configfile.hydra) with
+ * prog (program and arguments) in the place of every context's, and its
+ * hostfiles and rankfile as they are. 0, or -1 after error(). */
+int verify_recipe_write(const struct verify_recipe *r, enum launcher l, const struct strvec *prog,
+			const char *out);
+/* Where the ranks ran, from the log of `sweetspot-loop --where` ("where
+ * RANK HOST CPUS" rows; appended to ran as "HOST CPUS", in rank order),
+ * against the recipe: 0 when every rank ran on its host, 1 when not (why
+ * says the first difference), -1 after error(). */
+int verify_recipe_where(const struct verify_recipe *r, const char *log, struct strvec *ran,
+			char *why, size_t len);
 
 /* An Open MPI classic rules file (the form `export --format ompi-rules`
  * writes, with or without the rule-file-version-2 header), read as
