@@ -233,6 +233,19 @@ static char *last_line(const char *log)
 	return last;
 }
 
+/* scancel ID, its words into log (which it replaces). */
+static void cancel_job(const char *id, const char *log)
+{
+	struct strvec av = STRVEC_INIT;
+	struct launch_child c = { &av, NULL, NULL, log, 30, 0 };
+	struct launch_result r;
+
+	strvec_pushv(&av, (const char *const[]){ "scancel", id, NULL });
+	unlink(log);
+	launch_spawn(&c, &r);
+	strvec_clear(&av);
+}
+
 int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 {
 	struct strvec av = STRVEC_INIT;
@@ -274,6 +287,14 @@ int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 	if (!id) {
 		why = last_line(log);
 		error("sbatch did not submit %s: %s (%s)", s->script, why, r.reason);
+		goto out;
+	}
+	if (s->wait && s->cancel && r.interrupted) {
+		cancel_job(id, log);
+		error("interrupted: job %s cancelled (scancel)", id);
+		*job_id = id;
+		id = NULL;
+		ret = 1;
 		goto out;
 	}
 	if (r.timed_out) {

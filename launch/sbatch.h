@@ -50,13 +50,17 @@ struct sbatch_submit {
 	int wait;	    /* sbatch --wait: return when the job ends */
 	double timeout_s;   /* give up on sbatch after this; 0: none */
 	const char *log;    /* sbatch's own output; NULL: a file next to the script */
+	int cancel;	    /* with wait: SIGINT, SIGTERM or SIGHUP to us while waiting
+			     * cancel the job (scancel): nothing outlives the caller */
 };
 
 /* Submits with `sbatch --parsable [--dependency=afterany:ID] [--wait] SCRIPT`.
  * On success returns 0 and sets *job_id (the caller frees it) and, with
  * wait, *job_status to the job's exit status (sbatch's own exit status:
  * 0 when the job succeeded). Returns -1 after error() when the job could
- * not be submitted (or the wait timed out), with sbatch's words. */
+ * not be submitted (or the wait timed out), with sbatch's words; with wait
+ * and cancel, 1 after error() (and *job_id set) when the wait was
+ * interrupted and the job cancelled. */
 int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status);
 
 /* What Slurm says of a job now. */

@@ -3,17 +3,21 @@
  * a heterogeneous job), the refusal of values an #SBATCH line cannot hold,
  * a script written whole or not at all, and submission: the exact sbatch
  * argv (--parsable, --dependency=afterany, --wait) and the job id read
- * back, with a stand-in sbatch first in PATH that records what it was given.
+ * back, with a stand-in sbatch first in PATH that records what it was given;
+ * a wait that is interrupted (SIGINT) cancels the job with scancel.
  * The real sbatch runs in tests/testbed/slurm-launch.t.
  */
 #include "tap.h"
 #include "sbatch.h"
 #include "child.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *slurp(const char *path)
@@ -41,6 +45,23 @@ static void write_file(const char *path, const char *text, int mode)
 	chmod(path, (mode_t)mode);
 }
 
+/* A process that sends SIGINT to us once path exists (the stand-in
+ * sbatch is then waiting), or after 60 s. */
+static pid_t interrupt_when(const char *path)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		struct timespec ms10 = { 0, 10 * 1000 * 1000 };
+
+		for (int i = 0; i < 6000 && access(path, F_OK); i++)
+			nanosleep(&ms10, NULL);
+		kill(parent, SIGINT);
+		_exit(0);
+	}
+	return pid;
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/sbatch-t.XXXXXX";
@@ -53,7 +74,7 @@ int main(void)
 		perror("mkdtemp");
 		return 1;
 	}
-	plan(24);
+	plan(27);
 
 	strvec_pushv(&command, (const char *const[]){ "/opt/sweet spot/bin/sweetspot", "run",
 						      "/home/u/it's a spec.cfg", "--db",
@@ -199,9 +220,16 @@ int main(void)
 		char *body = xasprintf("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s'\n"
 				       "echo 'sbatch: warning: a word on stderr' >&2\n"
 				       "case $1 in --parsable) echo '4242;cluster' ;; esac\n"
+				       "if [ -e '%s/hang' ]; then touch '%s/waiting'; "
+				       "while :; do sleep 1; done; fi\n"
 				       "case \"$*\" in *--wait*) exit 5 ;; esac\n",
-				       args);
+				       args, dir, dir);
 
+		write_file(fake, body, 0755);
+		free(body);
+		body = xasprintf("#!/bin/sh\nprintf '%%s\\n' \"$@\" > '%s/scancel.args'\n", dir);
+		free(fake);
+		fake = xasprintf("%s/scancel", dir);
 		write_file(fake, body, 0755);
 		free(body);
 	}
@@ -212,7 +240,7 @@ int main(void)
 		free(newpath);
 	}
 	{
-		struct sbatch_submit s = { script, NULL, 0, 30, NULL };
+		struct sbatch_submit s = { script, NULL, 0, 30, NULL, 0 };
 		char *want;
 
 		is_int(sbatch_submit(&s, &id, &status), 0, "a job is submitted");
@@ -239,6 +267,25 @@ int main(void)
 		s.after = "4241; rm";
 		is_int(sbatch_submit(&s, &id, &status), -1,
 		       "a dependency that is not a job id is refused");
+	}
+	{
+		struct sbatch_submit s = { script, NULL, 1, 30, NULL, 1 };
+		char *hang = xasprintf("%s/hang", dir), *waiting = xasprintf("%s/waiting", dir),
+		     *cancelled = xasprintf("%s/scancel.args", dir);
+		pid_t killer;
+
+		write_file(hang, "", 0644);
+		killer = interrupt_when(waiting);
+		is_int(sbatch_submit(&s, &id, &status), 1, "an interrupted --wait with cancel: 1");
+		waitpid(killer, NULL, 0);
+		is_str(id, "4242", "... the job's id");
+		text = slurp(cancelled);
+		is_str(text, "4242\n", "... and the job cancelled: scancel 4242");
+		free(text);
+		free(id);
+		free(hang);
+		free(waiting);
+		free(cancelled);
 	}
 
 	{

@@ -130,7 +130,7 @@ static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_
 	free(hosts_role);
 }
 
-static char *join_hosts(const struct strvec *v)
+char *submit_join_hosts(const struct strvec *v)
 {
 	char *out = xstrdup(""), *next;
 
@@ -142,7 +142,7 @@ static char *join_hosts(const struct strvec *v)
 	return out;
 }
 
-static char *absolute(const char *path)
+char *submit_absolute(const char *path)
 {
 	char cwd[PATH_MAX];
 
@@ -151,7 +151,7 @@ static char *absolute(const char *path)
 	return xasprintf("%s/%s", cwd, path);
 }
 
-static char *self_path(void)
+char *submit_self_path(void)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -162,7 +162,7 @@ static char *self_path(void)
 	return xstrdup(buf);
 }
 
-static int mkdir_one(const char *dir)
+int submit_mkdir_one(const char *dir)
 {
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return error("cannot create folder %s: %s", dir, strerror(errno));
@@ -255,15 +255,15 @@ static int submit_prepare(struct submit *sb)
 	 * wait for the lock, so a submit never races its own jobs). */
 	if (runlock_take(&sb->lock, sb->a->db, sb->spec_abs, 0))
 		return 1;
-	sb->db_abs = absolute(sb->a->db);
-	sb->self = self_path();
+	sb->db_abs = submit_absolute(sb->a->db);
+	sb->self = submit_self_path();
 	sb->jobs_dir = xasprintf("%.*s/jobs", (int)(strrchr(sb->db_abs, '/') - sb->db_abs),
 				 sb->db_abs);
-	if (mkdir_one(sb->jobs_dir))
+	if (submit_mkdir_one(sb->jobs_dir))
 		return 1;
-	sb->nodelist = join_hosts(&sb->need.hosts);
-	sb->host_list = join_hosts(&sb->need.host_class);
-	sb->dpu_list = join_hosts(&sb->need.dpu_class);
+	sb->nodelist = submit_join_hosts(&sb->need.hosts);
+	sb->host_list = submit_join_hosts(&sb->need.host_class);
+	sb->dpu_list = submit_join_hosts(&sb->need.dpu_class);
 	launches = plan_launches(&sb->plan);
 	sb->chunks = sb->a->chunks > launches ? launches : sb->a->chunks;
 	sb->per_chunk = (launches + sb->chunks - 1) / sb->chunks;
@@ -340,7 +340,7 @@ static int record_job(struct submit *sb, uint64_t k, long long row, const char *
 }
 
 /* The output file of job id: Slurm's %j in pattern replaced by it. */
-static char *job_output(const char *pattern, const char *id)
+char *submit_job_output(const char *pattern, const char *id)
 {
 	const char *j = strstr(pattern, "%j");
 
@@ -454,7 +454,7 @@ static int check_earlier(struct submit *sb)
 		}
 	}
 	if (still.nr) {
-		char *list = join_hosts(&still);
+		char *list = submit_join_hosts(&still);
 
 		error("jobs of this run are still queued or running (%s: %s): wait for them "
 		      "(squeue --name=%s) or cancel them (scancel), then submit again",
@@ -510,7 +510,7 @@ static int submit_chunk(struct submit *sb, uint64_t k)
 	if (!rc)
 		rc = record_job(sb, k, row, id, script);
 	if (!rc) {
-		char *out = job_output(output, id);
+		char *out = submit_job_output(output, id);
 
 		strvec_push(&sb->ids, id);
 		strvec_push(&sb->outputs, out);
