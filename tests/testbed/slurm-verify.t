@@ -4,7 +4,10 @@
 # spec's 4 ranks spread over two emulated nodes; a program that sleeps
 # longer without the exported rules is decided faster with them, and the
 # proof (pml monitoring of one bcast per size, over TCP between the nodes)
-# finds the rules applied. The cluster is torn down at the end.
+# finds the rules applied. Outside an allocation, with srun, the whole
+# verify goes through sbatch: one job, its allocation holding every pair;
+# run again it resumes; interrupted (SIGTERM) it cancels its job, so
+# nothing is left queued. The cluster is torn down at the end.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "the Slurm testbed runs slurmd and munged, which needs root"
@@ -19,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
-plan 8
+plan 23
 
 cat >"$TMP/spec.cfg" <<CFG
 system = {
@@ -50,4 +53,35 @@ like "$TMP/out" '^wall time \(s\) .* faster$' "B faster"
 like "$TMP/out" '^  bcast +4096: algorithm 6 forced: the same traffic: applied$' "proof at 4K: binomial ran"
 like "$TMP/out" '^  bcast +65536: algorithm 6 forced: the same traffic: applied$' "proof at 64K"
 ok "B's launches named the rules file" test "$(sqlite3 "$DB" "SELECT count(*) FROM launches WHERE layout = 'verify-B' AND argv LIKE '%OMPI_MCA_coll_tuned_dynamic_rules_filename=$TMP/rules%'")" -ge 5
+
+# Outside an allocation: through sbatch, exact figures (--metric).
+DB2=$TMP/b/v.db
+mkdir -p "$TMP/b"
+METRIC='^size ([0-9]+): ([0-9.]+) us'
+RULESVAR=OMPI_MCA_coll_tuned_dynamic_rules_filename
+exits_with 0 "dry run outside an allocation" sweetspot verify "$TMP/spec.cfg" --export "$TMP/rules" --db "$DB2" --launcher srun --dry-run -- "$TMP/prog" $RULESVAR 40 10
+like "$TMP/out" "^# outside a Slurm allocation: one batch job \(sbatch --wait; --nodelist n1,n2, 2 tasks per node\)" "... one job on the spec's nodes"
+exits_with 0 "verify through sbatch" sweetspot verify "$TMP/spec.cfg" --export "$TMP/rules" --db "$DB2" --launcher srun --metric "$METRIC" -- "$TMP/prog" $RULESVAR 40 10
+like "$TMP/out" '^1024 +40 \[40, 40\] +10 \[10, 10\] +0\.250 \[0\.250, 0\.250\] .* faster$' "the job's answer is ours: B/A 0.25"
+like "$TMP/out" '^  bcast +65536: algorithm 6 forced: the same traffic: applied$' "... with its proof"
+is "$(ls "$TMP/b/jobs/"*.sbatch | wc -l | tr -d ' ')" 1 "one job"
+is "$(sqlite3 "$DB2" "SELECT launcher FROM runs")" srun "srun inside it"
+launches=$(sqlite3 "$DB2" "SELECT count(*) FROM launches")
+ok "every pair and the proof in it ($launches launches)" test "$launches" -ge 12
+like "$TMP/err" '^\[[0-9]+/[0-9]+\] verify-[AB] r1: ok' "the job's progress on stderr"
+exits_with 0 "again: resumed in a new job" sweetspot verify "$TMP/spec.cfg" --export "$TMP/rules" --db "$DB2" --launcher srun --metric "$METRIC" -- "$TMP/prog" $RULESVAR 40 10
+is "$(sqlite3 "$DB2" "SELECT count(*) FROM launches")" "$launches" "no launch the second time"
+
+# Interrupted: the job is cancelled. A launches sleep 10 minutes.
+sweetspot verify "$TMP/spec.cfg" --export "$TMP/rules" --db "$TMP/b/i.db" --launcher srun -- "$TMP/prog" $RULESVAR 600000 0 >"$TMP/i.out" 2>"$TMP/i.err" &
+pid=$!
+running() { [ -n "$(squeue -h -t RUNNING -n sweetspot-verify-spec)" ] && [ -n "$(sqlite3 "$TMP/b/i.db" "SELECT id FROM runs" 2>/dev/null)" ]; }
+ok "its job runs" wait_until 120 running
+job=$(squeue -h -n sweetspot-verify-spec -o %i)
+kill -TERM $pid
+wait $pid
+is "$?" 130 "SIGTERM: exit status 130"
+gone() { [ -z "$(squeue -h -j "$job" 2>/dev/null)" ] || squeue -h -j "$job" -o %T | grep -q CANCELLED; }
+ok "job $job cancelled: nothing left in the queue" wait_until 60 gone
+like "$TMP/i.err" "interrupted: job $job cancelled \(scancel\)" "... and says so"
 done_testing

@@ -52,7 +52,8 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	[OPT_LAUNCHER] = { "launcher", 0, "L",
 			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
-			   "allocation, else the spec's launcher)" },
+			   "allocation, else the spec's launcher); srun outside an\n"
+			   "allocation: one sbatch job runs the whole verify" },
 	[OPT_METRIC] = { "metric", 0, "REGEX",
 			 "figures from the output: each line it matches, the\n"
 			 "last ( ) group the number, earlier groups its name\n"
