@@ -9,7 +9,7 @@
 command -v mpicc >/dev/null || skip_all "mpicc is not installed"
 mkdir -p "$TMP/s/bin"
 mpicc -o "$TMP/s/bin/prog" "$ROOT/tests/data/verify-prog.c" || skip_all "mpicc cannot build an MPI program"
-plan 31
+plan 39
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 RULESVAR=OMPI_MCA_coll_tuned_dynamic_rules_filename
 printf '1\n7\n1\n4\n1\n0 1 0 0\n' >"$TMP/s/tuned.rules"
@@ -36,6 +36,16 @@ like "$TMP/out" '^verify run [0-9]+: 6 pairs;' "the group's repetitions (6), not
 # The command line wins.
 exits_with 0 "--higher and another command" sweetspot verify "$TMP/s/v.cfg" --db "$DB" --higher -- "$TMP/s/bin/prog" $RULESVAR 20 40
 is "$(grep -c ' faster$' "$TMP/out")" 2 "the command line's program: B's figures larger, both faster"
+# figures: the ones named, in that order; --figures over the spec's.
+spec "	command = [ \"bin/prog\", \"$RULESVAR\", \"40\", \"10\" ];
+	export = \"tuned.rules\"; metric = \"^size ([0-9]+): ([0-9.]+) us\";
+	figures = [ \"4096\" ];" >"$TMP/s/f.cfg"
+exits_with 0 "the spec's figures" sweetspot verify "$TMP/s/f.cfg" --db "$DB"
+is "$(grep -c '^[0-9]* .* faster$' "$TMP/out") $(grep -c '^4096 ' "$TMP/out")" "1 1" "only 4096 decided"
+exits_with 0 "--figures over them" sweetspot verify "$TMP/s/f.cfg" --db "$DB" --figures 4096,1024
+is "$(grep '^[0-9]* .* faster$' "$TMP/out" | cut -d' ' -f1 | tr '\n' ' ')" "4096 1024 " "both, in the order named"
+exits_with 2 "a figure the output does not give" sweetspot verify "$TMP/s/f.cfg" --db "$DB" --figures 2048
+like "$TMP/err" "figure '2048' is not in verify-[AB] r1's output" "... says which"
 spec "	export = \"tuned.rules\"; higher = true; launcher = \"hydra\";" >"$TMP/s/h.cfg"
 exits_with 0 "higher and launcher from the spec" sweetspot verify "$TMP/s/h.cfg" --db "$DB" --dry-run -- "$TMP/s/bin/prog" X 0 0
 like "$TMP/out" "verify-A-r1' && .*mpiexec.hydra " "the group's launcher"
@@ -57,6 +67,7 @@ bad '	export = "tuned.rules"; metric = "size ([0-9]+";' $L "'verify.metric'"
 bad '	export = "tuned.rules"; higher = "yes";' $L "'verify.higher' must be true or false"
 bad '	export = "tuned.rules"; launcher = "mprun";' $L "unknown launcher 'mprun'; did you mean 'mpirun'"
 bad '	export = "tuned.rules"; comand = [ "x" ];' $L "unknown setting 'verify.comand'"
+bad '	export = "tuned.rules"; figures = [ "1024,4096" ];' $L "'verify.figures' item 1: '1024,4096' is no figure name"
 bad '	export = "tuned.rules"; repetitions = 4; max_repetitions = 3;' $L "'verify.max_repetitions' is 3, fewer than the repetitions \(4\)"
 bad '	export = "missing.rules";' $L "'verify.export': $TMP/s/missing.rules: No such file"
 bad '	export = "tuned.rules"; command = [ "bin/nope" ];' $L "'verify.command': $TMP/s/bin/nope: command not found"

@@ -42,7 +42,17 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_EXPORT, OPT_DB, OPT_LAUNCHER, OPT_METRIC, OPT_HIGHER, OPT_JSON, OPT_DRY_RUN, NOPTS };
+enum {
+	OPT_EXPORT,
+	OPT_DB,
+	OPT_LAUNCHER,
+	OPT_METRIC,
+	OPT_FIGURES,
+	OPT_HIGHER,
+	OPT_JSON,
+	OPT_DRY_RUN,
+	NOPTS
+};
 
 static const struct cli_option verify_options[NOPTS + 1] = {
 	[OPT_EXPORT] = { "export", 0, "FILE",
@@ -58,6 +68,9 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 			 "figures from the output: each line it matches, the\n"
 			 "last ( ) group the number, earlier groups its name\n"
 			 "(default: the launch's wall time)" },
+	[OPT_FIGURES] = { "figures", 0, "LIST",
+			  "decide only these figures (names as --metric gives\n"
+			  "them, comma separated), in this order" },
 	[OPT_HIGHER] = { "higher", 0, NULL, "larger figures are better (bandwidth, rate)" },
 	[OPT_JSON] = { "json", 0, NULL, "one JSON object: run, pairs, figures[]" },
 	[OPT_DRY_RUN] = { "dry-run", 0, NULL, "print the commands of A and B; touch nothing" },
@@ -67,7 +80,7 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 static const struct cli_command verify_cli = {
 	"verify",
 	"SPEC [--export FILE] [--db FILE] [--launcher L] [--metric REGEX]\n"
-	"[--higher] [--json] [--dry-run] [-- COMMAND [ARGS...]]",
+	"[--figures LIST] [--higher] [--json] [--dry-run] [-- COMMAND [ARGS...]]",
 	"Runs COMMAND (an MPI program) on the spec's host ranks through the spec's\n"
 	"launcher without the exported settings (A) and with them (B), in pairs of\n"
 	"seeded random order: the spec's repetitions pairs at least, up to its\n"
@@ -78,8 +91,8 @@ static const struct cli_command verify_cli = {
 	"a decision would take). Launches are stored as the run SPEC:verify and a\n"
 	"run again continues. Without COMMAND: the project's collective loop\n"
 	"(sweetspot-loop) over the spec's collectives and sizes, a figure each.\n"
-	"The spec's verify group may give the command, export, metric, higher,\n"
-	"launcher, repetitions and max_repetitions; the command line wins.",
+	"The spec's verify group may give the command, export, metric, figures,\n"
+	"higher, launcher, repetitions and max_repetitions; the command line wins.",
 	verify_options,
 	"Exit status: 0 verdicts computed (whatever they say), 1 a launch failed\n"
 	"(recorded), 2 bad usage or input, 130 interrupted.",
@@ -92,7 +105,8 @@ static const struct cli_command verify_cli = {
 struct verify_args {
 	const char *path, *db, *export, *launcher, *metric;
 	int higher, json, dry;
-	char **cmd; /* COMMAND ARGS..., or NULL */
+	struct strvec figures; /* --figures, or the spec's; empty: every figure */
+	char **cmd;	       /* COMMAND ARGS..., or NULL */
 	int ncmd;
 	int cmd_line; /* the spec's line when the command is its verify group's */
 };
@@ -139,6 +153,16 @@ struct proof {
 	int failed; /* a point not applied */
 };
 
+/* The comma-separated words of list, appended to out. */
+static void split_list(const char *list, struct strvec *out)
+{
+	char *dup = xstrdup(list), *save = NULL;
+
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		strvec_push(out, t);
+	free(dup);
+}
+
 /* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
 static int parse_args(int argc, char **argv, struct verify_args *a)
 {
@@ -159,6 +183,10 @@ static int parse_args(int argc, char **argv, struct verify_args *a)
 			break;
 		case OPT_METRIC:
 			a->metric = c.arg;
+			break;
+		case OPT_FIGURES:
+			strvec_clear(&a->figures);
+			split_list(c.arg, &a->figures);
 			break;
 		case OPT_HIGHER:
 			a->higher = 1;
@@ -203,6 +231,8 @@ static int from_spec(struct verify_args *a, struct spec *s)
 	}
 	if (!a->metric)
 		a->metric = v->metric;
+	for (size_t i = 0; !a->figures.nr && i < v->figures.nr; i++)
+		strvec_push(&a->figures, v->figures.v[i]);
 	a->higher |= v->higher;
 	if (!a->launcher && v->launcher_set)
 		a->launcher = launcher_name(v->launcher);
@@ -421,6 +451,41 @@ struct verify_state {
 	int bad_metric; /* no figure in a launch's output */
 };
 
+/* Keeps the figures --figures names, in its order (vals and n changed in
+ * place). 0, or -1 after error() when one is not in the launch's output. */
+static int pick_figures(struct verify_state *v, const struct runner_job *job, unsigned rep,
+			struct strvec *names, double *vals, size_t *n)
+{
+	const struct strvec *want = &v->a->figures;
+	struct strvec kept = STRVEC_INIT;
+	double *picked = xcalloc(want->nr, sizeof(*picked));
+
+	for (size_t i = 0; i < want->nr; i++) {
+		size_t k = 0;
+
+		while (k < *n && strcmp(names->v[k], want->v[i]))
+			k++;
+		if (k == *n) {
+			v->bad_metric = 1;
+			error("verify: figure '%s' is not in %s r%u's output (its figures: %zu, "
+			      "the "
+			      "first '%s')",
+			      want->v[i], job->row.id, rep, *n, *n ? names->v[0] : "none");
+			strvec_clear(&kept);
+			free(picked);
+			return -1;
+		}
+		strvec_push(&kept, names->v[k]);
+		picked[i] = vals[k];
+	}
+	memcpy(vals, picked, want->nr * sizeof(*vals));
+	*n = want->nr;
+	strvec_clear(names);
+	*names = kept;
+	free(picked);
+	return 0;
+}
+
 /* Adds launch (side, rep)'s figures. 0, 1 when the launch failed (noted in
  * v->failed), -1 after error() (its output holds no figure or other
  * figures: bad input). */
@@ -458,6 +523,8 @@ static int add_launch(struct verify_state *v, struct runner *r, const struct run
 		vals = xmalloc(sizeof(*vals));
 		vals[n++] = wall;
 	}
+	if (v->a->figures.nr && pick_figures(v, job, rep, &names, vals, &n))
+		goto out;
 	if (!v->have) {
 		v->fig = xcalloc(n, sizeof(*v->fig));
 		v->nfig = n;
@@ -1045,6 +1112,12 @@ static void inner_command(const struct verify_args *a, const struct verify_ctx *
 					    exp ? exp : a->export, "--launcher", "srun", NULL });
 	if (a->metric)
 		strvec_pushv(cmd, (const char *const[]){ "--metric", a->metric, NULL });
+	if (a->figures.nr) {
+		char *list = submit_join_hosts(&a->figures);
+
+		strvec_pushv(cmd, (const char *const[]){ "--figures", list, NULL });
+		free(list);
+	}
 	if (a->higher)
 		strvec_push(cmd, "--higher");
 	if (a->json)
@@ -1245,7 +1318,8 @@ out:
 
 int cmd_verify(int argc, char **argv)
 {
-	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0, 0, NULL, 0, 0 };
+	struct verify_args a = { NULL, STORE_DEFAULT_PATH, NULL, NULL, NULL, 0, 0,
+				 0,    STRVEC_INIT,	   NULL, 0,    0 };
 	struct verify_ctx x = {
 		STRVEC_INIT, STRVEC_INIT, VERIFY_OMPI_RULES, { NULL, STRVEC_INIT }
 	};
@@ -1309,6 +1383,7 @@ out:
 	store_close(st);
 	strvec_clear(&x.prog);
 	strvec_clear(&x.env_b);
+	strvec_clear(&a.figures);
 	verify_recipe_release(&x.recipe);
 	spec_release(&spec);
 	return status;

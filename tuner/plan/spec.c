@@ -45,8 +45,9 @@ static const char *const sweep_keys[] = {
 	"budget",      NULL
 };
 
-static const char *const verify_keys[] = { "command",  "export",      "metric",		 "higher",
-					   "launcher", "repetitions", "max_repetitions", NULL };
+static const char *const verify_keys[] = { "command",	  "export",	     "metric",
+					   "figures",	  "higher",	     "launcher",
+					   "repetitions", "max_repetitions", NULL };
 
 /* What a loader needs to report: the file and the config being read. */
 struct loader {
@@ -1190,6 +1191,14 @@ static void load_verify(struct loader *ld, const config_setting_t *vg, struct sp
 	str = NULL;
 	if (!get_string(ld, vg, "verify.", "metric", 0, &v->metric, &line) && v->metric)
 		check_metric(ld, v->metric, line);
+	if (!get_strings(ld, vg, "verify.", "figures", 0, &v->figures, &line))
+		for (size_t i = 0; i < v->figures.nr; i++)
+			if (!*v->figures.v[i] || strchr(v->figures.v[i], ',')) {
+				SPEC_BAD(ld, line, "'verify.figures' item %zu: '%s' is %s", i + 1,
+					 v->figures.v[i],
+					 *v->figures.v[i] ? "no figure name (a comma)" : "empty");
+				break;
+			}
 	if ((m = member(ld, vg, "verify.", "higher", 0))) {
 		if (config_setting_type(m) != CONFIG_TYPE_BOOL)
 			SPEC_BAD(ld, line_of(m), "'verify.higher' must be true or false, not %s",
@@ -1435,5 +1444,6 @@ void spec_release(struct spec *s)
 	strvec_clear(&s->verify.command);
 	free(s->verify.export);
 	free(s->verify.metric);
+	strvec_clear(&s->verify.figures);
 	memset(s, 0, sizeof(*s));
 }

@@ -41,6 +41,7 @@
  *     command = [ "./app", "-n", "10" ];   # relative with a '/': the spec's folder
  *     export = "tuned.rules";          # the settings B runs with (or an mpmd folder)
  *     metric = "^size ([0-9]+): ([0-9.]+) us";   # optional; higher = true;
+ *     figures = [ "4096" ];            # optional: the figures to decide
  *     launcher = "mpirun"; repetitions = 5; max_repetitions = 20;   # optional
  *   };
  */
@@ -79,6 +80,7 @@ struct spec_verify {
 	int present;
 	struct strvec command; /* empty: the collective loop */
 	char *export, *metric; /* NULL when not given */
+	struct strvec figures; /* the figures to decide; empty: all */
 	int higher;
 	int launcher_set;
 	enum launcher launcher;
