@@ -1152,15 +1152,13 @@ static int copy_out(const char *file, FILE *out)
  * and the proof. 0, or -1 after error(). */
 static int write_job(const struct verify_args *a, const struct verify_ctx *x,
 		     const struct proof *pf, const struct spec *s, const char *db_abs,
-		     const char *jobs, const char *script)
+		     const char *out, const char *err, const char *script)
 {
 	const char *slash = strrchr(s->path, '/'), *base = slash ? slash + 1 : s->path;
 	unsigned most = s->max_repetitions > s->repetitions ? s->max_repetitions : s->repetitions;
 	struct sbatch_job job = { 0 };
 	struct strvec hosts = STRVEC_INIT, cmd = STRVEC_INIT;
-	char *name = xasprintf("sweetspot-verify-%.*s", (int)strcspn(base, "."), base),
-	     *out = xasprintf("%s/%.*s-verify-%%j.out", jobs, (int)strcspn(base, "."), base),
-	     *err = xasprintf("%s/%.*s-verify-%%j.err", jobs, (int)strcspn(base, "."), base), *list,
+	char *name = xasprintf("sweetspot-verify-%.*s", (int)strcspn(base, "."), base), *list,
 	     cwd[PATH_MAX];
 	int rc;
 
@@ -1178,8 +1176,6 @@ static int write_job(const struct verify_args *a, const struct verify_ctx *x,
 	job.command = &cmd;
 	rc = sbatch_write(&job, script);
 	free(name);
-	free(out);
-	free(err);
 	free(list);
 	strvec_clear(&hosts);
 	strvec_clear(&cmd);
@@ -1216,16 +1212,16 @@ static int through_sbatch(const struct verify_args *a, const struct verify_ctx *
 			  const struct proof *pf, const struct spec *s)
 {
 	const char *slash = strrchr(s->path, '/'), *base = slash ? slash + 1 : s->path;
-	char *db_abs = submit_absolute(a->db), *jobs, *script = NULL, *id = NULL, *path;
+	int stem = (int)strcspn(base, ".");
+	char *db_abs = submit_absolute(a->db), *id = NULL, *path,
+	     *jobs = xasprintf("%.*s/jobs", (int)(strrchr(db_abs, '/') - db_abs), db_abs),
+	     *script = xasprintf("%s/%.*s-verify-%ld.sbatch", jobs, stem, base, (long)time(NULL)),
+	     *out = xasprintf("%s/%.*s-verify-%%j.out", jobs, stem, base),
+	     *err = xasprintf("%s/%.*s-verify-%%j.err", jobs, stem, base);
 	struct sbatch_submit sub = { 0 };
 	int status = 1, job_status = -1, rc;
 
-	jobs = xasprintf("%.*s/jobs", (int)(strrchr(db_abs, '/') - db_abs), db_abs);
-	if (submit_mkdir_one(jobs))
-		goto out;
-	script = xasprintf("%s/%.*s-verify-%ld.sbatch", jobs, (int)strcspn(base, "."), base,
-			   (long)time(NULL));
-	if (write_job(a, x, pf, s, db_abs, jobs, script))
+	if (submit_mkdir_one(jobs) || write_job(a, x, pf, s, db_abs, out, err, script))
 		goto out;
 	sub.script = script;
 	sub.wait = 1;
@@ -1236,10 +1232,10 @@ static int through_sbatch(const struct verify_args *a, const struct verify_ctx *
 		status = 130;
 	if (rc || !id)
 		goto out;
-	path = xasprintf("%s/%.*s-verify-%s.err", jobs, (int)strcspn(base, "."), base, id);
+	path = submit_job_output(err, id);
 	copy_out(path, stderr);
 	free(path);
-	path = xasprintf("%s/%.*s-verify-%s.out", jobs, (int)strcspn(base, "."), base, id);
+	path = submit_job_output(out, id);
 	if (copy_out(path, stdout))
 		error("verify: job %s left no output (%s)", id, path);
 	free(path);
@@ -1252,6 +1248,8 @@ static int through_sbatch(const struct verify_args *a, const struct verify_ctx *
 out:
 	free(id);
 	free(script);
+	free(out);
+	free(err);
 	free(jobs);
 	free(db_abs);
 	return status;
