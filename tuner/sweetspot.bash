@@ -87,7 +87,7 @@ _sweetspot()
 		[[ $cmd == generate ]] && words="$words all"
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	--run | --budget | --chunks | --max-launches | --only | --layout | --collective | \
-	--algorithms | --ompi-version)
+	--algorithms | --ompi-version | --replay-seed)
 		return ;;	# a value only the user knows
 	esac
 

@@ -52,6 +52,46 @@ for e in c["collectives"]:
 print("sweet spot predicted = measured: %d of %d (collective, size) (target: all)" % (c["sweet_spot_matches"], c["sweet_spot_groups"]))
 print("calibration launches: 3 (target <= 5); grid launches: 6")
 P
+# Per (collective, size): each layout's best OE in run 1, in run 2 and as
+# the model predicts it (the sweet spot is the best of them; the model's
+# ties go to fewer workers): whether a miss is a near-tie the runs
+# themselves disagree on, or the model preferring a layout neither run does.
+python3 - "$T/r1.json" "$T/r2.json" "$T/check.json" <<'P'
+import json, sys, statistics as st
+def by_layout(items, oe):
+    best = {}
+    for x in items:
+        g = (x["collective"], x["bytes"])
+        best.setdefault(g, {})
+        best[g][x["layout"]] = max(best[g].get(x["layout"], -1), oe(x))
+    return best
+def runs(path):
+    pts = {}
+    for x in json.load(open(path)):
+        if x.get("valid") and x.get("mode", "offload") == "offload":
+            k = (x["layout"], x["collective"], x["algorithm"], x["assignment"], x["bytes"])
+            pts.setdefault(k, []).append(x["oe_measured"])
+    return by_layout([{"layout": k[0], "collective": k[1], "bytes": k[4], "oe": st.median(v)}
+                      for k, v in pts.items()], lambda x: x["oe"])
+def short(lay):
+    return "-".join(p for p in lay.split("-") if p[0] == "w")
+def workers(lay):
+    return [int(p[1:]) for p in lay.split("-") if p[0] == "w" and p[1:].isdigit()][0]
+def pick(d):
+    return sorted(d.items(), key=lambda kv: (-kv[1], workers(kv[0])))[0][0]
+def each(d):
+    return ", ".join("%s %.1f" % (short(k), v) for k, v in sorted(d.items()))
+r1, r2 = runs(sys.argv[1]), runs(sys.argv[2])
+m = by_layout(json.load(open(sys.argv[3]))["compared"], lambda x: x["predicted_oe"])
+print("per (collective, size): each layout's best OE (run 1 | run 2 | model) -> the best layout of each")
+for g in sorted(r2):
+    if g not in r1 or g not in m:
+        continue
+    a, b, c = pick(r1[g]), pick(r2[g]), pick(m[g])
+    print("  %-9s %6d B: %s | %s | %s -> %s, %s, %s%s"
+          % (g[0], g[1], each(r1[g]), each(r2[g]), each(m[g]), short(a), short(b), short(c),
+             "" if c == b else "  model misses run 2"))
+P
 # A 1,024-node sweep: bcast and gather at 8 host ranks per node, WPN 8.
 sed -e 's/collectives = \[ "bcast", "gather", "allgather" \];/collectives = [ "bcast", "gather" ];/' \
     -e 's/algorithms = \[ "direct", "allin" \];/algorithms = [ "direct" ];/' \

@@ -40,6 +40,7 @@ enum {
 	OPT_MAXREPS,
 	OPT_ALPHA,
 	OPT_REPLAY,
+	OPT_REPLAY_SEED,
 	OPT_DB,
 	OPT_LAUNCHER,
 	OPT_JSON,
@@ -67,6 +68,10 @@ static const struct cli_option search_options[NOPTS + 1] = {
 			 "take measurements from a CSV table instead of launching\n"
 			 "(columns collective, algorithm, assignment, bytes, workers,\n"
 			 "wpn, placement, repetition, oe_measured, total_us)" },
+	[OPT_REPLAY_SEED] = { "replay-seed", 0, "N",
+			      "with --replay: each layout's launches are its stored\n"
+			      "launches in an order drawn from seed N (0 to 2^64-1),\n"
+			      "each once; without it, in the table's order of repetition" },
 	[OPT_DB] = { "db", 0, "FILE",
 		     "where real launches are stored (default " STORE_DEFAULT_PATH ");\n"
 		     "each launch is one of the run of SPEC, as 'sweetspot run'\n"
@@ -86,7 +91,7 @@ static const struct cli_command search_cli = {
 	"search",
 	"SPEC [--strategy grid|adaptive|model] [--budget N]\n"
 	"[--max-repetitions N] [--alpha A]\n"
-	"[--replay FILE.csv | --db FILE [--launcher L]] [--json]",
+	"[--replay FILE.csv [--replay-seed N] | --db FILE [--launcher L]] [--json]",
 	"Finds, for every collective and message size of the sweep spec SPEC, the\n"
 	"configuration (layout, algorithm, assignment) to use, as 'recommend'\n"
 	"decides it: the leader is the best median offload efficiency over\n"
@@ -100,7 +105,8 @@ static const struct cli_command search_cli = {
 
 struct search_args {
 	const char *path, *replay, *db, *launcher;
-	int json;
+	int json, seeded; /* seeded: --replay-seed given */
+	uint64_t seed;
 	unsigned maxreps; /* 0: the spec's */
 	double alpha;	  /* 0: the spec's */
 	struct search_opts opts;
@@ -151,6 +157,9 @@ static int take_option(const struct cli *c, int o, struct search_args *a)
 	case OPT_REPLAY:
 		a->replay = c->arg;
 		return 0;
+	case OPT_REPLAY_SEED:
+		a->seeded = 1;
+		return cli_uint(c, 0, UINT64_MAX, &a->seed);
 	case OPT_DB:
 		a->db = c->arg;
 		return 0;
@@ -182,6 +191,11 @@ static int parse_args(int argc, char **argv, struct search_args *a)
 	if (a->replay && (a->db || a->launcher)) {
 		cli_usage_error(&search_cli,
 				"--replay measures nothing: no --db or --launcher with it");
+		return CLI_BAD;
+	}
+	if (a->seeded && !a->replay) {
+		cli_usage_error(&search_cli, "--replay-seed orders a replayed table's launches: "
+					     "it needs --replay");
 		return CLI_BAD;
 	}
 	if (a->replay && a->opts.strategy == SEARCH_MODEL) {
@@ -661,6 +675,8 @@ static int search_replay(const struct search_args *a, const struct search_space 
 		most.repetitions = a->opts.max_repetitions;
 	if (replay_load(a->replay, &rp))
 		goto out;
+	rp.seeded = a->seeded;
+	rp.seed = a->seed;
 	if (!replay_bind(&rp, &most)) {
 		error("%s: no row matches a layout and point of %s", a->replay, a->path);
 		goto out;
@@ -722,7 +738,7 @@ static int search_launching(const struct search_args *a, const struct spec *s, c
 
 int cmd_search(int argc, char **argv)
 {
-	struct search_args a = { NULL, NULL, NULL, NULL, 0, 0, 0, SEARCH_OPTS_INIT };
+	struct search_args a = { NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, SEARCH_OPTS_INIT };
 	struct spec spec = SPEC_INIT;
 	struct plan plan = PLAN_INIT;
 	struct search_space sp = { 0 };

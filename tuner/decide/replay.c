@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "parse.h"
+#include "stats.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -349,6 +350,21 @@ static int cmp_long(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Reorders a layout's k distinct repetitions by a permutation drawn from
+ * the seed and the layout's index (each layout its own draw). */
+static void permute_launches(long *reps, size_t k, uint64_t seed, size_t layout)
+{
+	size_t *idx = xcalloc(k + 1, sizeof(*idx));
+	long *copy = xcalloc(k + 1, sizeof(*copy));
+
+	memcpy(copy, reps, k * sizeof(*copy));
+	stats_shuffle(idx, k, seed ^ ((uint64_t)(layout + 1) * 0x9e3779b97f4a7c15ULL));
+	for (size_t i = 0; i < k; i++)
+		reps[i] = copy[idx[i]];
+	free(idx);
+	free(copy);
+}
+
 size_t replay_bind(struct replay *rp, const struct search_problem *p)
 {
 	size_t cells, i, used = 0;
@@ -371,7 +387,8 @@ size_t replay_bind(struct replay *rp, const struct search_problem *p)
 		lay[i] = find_layout(p, &rp->rows[i]);
 		grp[i] = find_group(p, &rp->rows[i]);
 	}
-	/* The k-th distinct repetition number of a layout is its k-th launch. */
+	/* The k-th distinct repetition number of a layout (in table order or
+	 * drawn) is its k-th launch. */
 	for (size_t l = 0; l < p->nlayouts; l++) {
 		size_t nr = 0, k;
 
@@ -382,6 +399,8 @@ size_t replay_bind(struct replay *rp, const struct search_problem *p)
 		for (i = 0, k = 0; i < nr; i++)
 			if (!k || reps[i] != reps[k - 1])
 				reps[k++] = reps[i];
+		if (rp->seeded)
+			permute_launches(reps, k, rp->seed, l);
 		for (i = 0; i < rp->nrows; i++) {
 			size_t ord;
 

@@ -37,6 +37,8 @@ struct replay {
 	unsigned reps;
 	unsigned missing_launches; /* launches asked for with no row at all */
 	unsigned char *present;	   /* layout * reps: the table has that launch */
+	int seeded;		   /* launches drawn with seed, not in table order */
+	uint64_t seed;
 };
 
 #define REPLAY_INIT \
@@ -48,8 +50,10 @@ struct replay {
 int replay_load(const char *path, struct replay *rp);
 
 /* Lays the rows out for the problem's layouts and groups (rows that match
- * none are ignored; the k-th distinct repetition of a layout is its k-th
- * launch). Returns the number of rows used. */
+ * none are ignored). A layout's k-th launch is its k-th distinct repetition,
+ * or with rp->seeded the k-th of a permutation of them drawn from rp->seed
+ * (each stored launch once; past the last, launches fail as without).
+ * Returns the number of rows used. */
 size_t replay_bind(struct replay *rp, const struct search_problem *p);
 
 /* A search_measure_fn over a bound replay (ctx is the struct replay). A
