@@ -34,8 +34,8 @@ ok "adaptive uses at most 15% of grid's launches by default ($n)" [ "$n" -le 50 
 like "$TMP/ad.json" '"budget":50,' "the default budget: 15% of 336, rounded down"
 like "$TMP/ad.json" '"noise":\{"model":"(pooled|rank)","check":"[a-z ]+","sd_log":[0-9.]+,"df":[0-9]+\}' \
 	"each decision says its noise model, check, pooled sd and df"
-like "$TMP/ad.json" '"surrogate":\{"points":[0-9]+,"loo_rms":[0-9.]+,"fit_good":(true|false)\}' \
-	"and the surrogate's fit"
+like "$TMP/ad.json" '"surrogate":\{"points":[0-9]+,"loo_rms":[0-9.]+,"fit_good":(true|false),"prior":"constant"\}' \
+	"and the surrogate's fit (a replay has no model: the constant prior)"
 like "$TMP/ad.json" '"strategy":"adaptive"' "strategy reported"
 like "$TMP/ad.json" '"best":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"workers":[0-9]+,"wpn":[0-9]+,"placement":"dpu","layout":"[^"]+","oe_measured":[0-9.]+,"spread":[0-9.]+' \
 	"best entries carry every field"
