@@ -87,14 +87,21 @@ static long group_of(const struct model_search *ms, const struct point *q)
 	return -1;
 }
 
+/* The question (collective, bytes, dtype, op) observation o answers. */
+static struct point obs_question(const struct model_obs *o)
+{
+	int red = coll_is_reduction(o->pt.coll);
+
+	return (struct point){ .collective = coll_names[o->pt.coll],
+			       .bytes = o->pt.m,
+			       .dtype = red ? dtype_names[o->pt.dt] : NULL,
+			       .op = red ? redop_names[o->pt.op] : NULL };
+}
+
 static int on_pred(const struct model_obs *o, const struct model_pred *pr, void *data)
 {
 	struct grid_pred *gp = data;
-	int red = coll_is_reduction(o->pt.coll);
-	struct point q = { .collective = coll_names[o->pt.coll],
-			   .bytes = o->pt.m,
-			   .dtype = red ? dtype_names[o->pt.dt] : NULL,
-			   .op = red ? redop_names[o->pt.op] : NULL };
+	struct point q = obs_question(o);
 	long d = group_of(gp->ms, &q);
 	size_t k;
 
@@ -217,11 +224,7 @@ struct prior_pred {
  * observation leaves at 0 is the kernel's default and matches any). */
 static int is_point_of(const struct point *g, const struct model_obs *o)
 {
-	int red = coll_is_reduction(o->pt.coll);
-	struct point q = { .collective = coll_names[o->pt.coll],
-			   .bytes = o->pt.m,
-			   .dtype = red ? dtype_names[o->pt.dt] : NULL,
-			   .op = red ? redop_names[o->pt.op] : NULL };
+	struct point q = obs_question(o);
 
 	return !point_cmp_question(g, &q) && g->algorithm &&
 	       !strcmp(g->algorithm, alg_names[o->pt.alg]) && g->assignment &&
