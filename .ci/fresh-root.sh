@@ -18,8 +18,9 @@
 # sees what another installed; packages that apt downloads are kept there
 # too (the root's /var/cache/apt/archives), but the root installs every one
 # itself. On exit, whatever failed, every process running in the root is
-# killed, every mount undone and the root removed. Prints the time and disk
-# each step took. Must run as root.
+# killed, every mount undone and the root removed (where a run was killed
+# before it could, the next run does it: .ci/reap-roots.sh). Prints the
+# time and disk each step took. Must run as root.
 set -euo pipefail
 
 CACHE=${SWEETSPOT_CI_CACHE:-/var/cache/sweetspot-ci}
@@ -96,7 +97,11 @@ if [ ! -s "$BASE" ] || [ -n "$(find "$BASE" -mtime +$MAX_AGE_DAYS)" ]; then
 	step "debootstrap"
 fi
 
+# Roots an earlier run could not clean up (killed with SIGKILL) go first;
+# this run's root names its owner, so that a later run can tell.
+bash "$SRC/.ci/reap-roots.sh" "$CACHE" || say "some earlier roots are left (above)"
 WORK=$(mktemp -d "$CACHE/run.XXXXXX")
+echo $$ >"$WORK/owner"
 ROOT=$WORK/root
 MOUNTS=()
 
