@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 33
+plan 39
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -45,6 +45,16 @@ for k in layout collective bytes workers ref_us comm_us total_us oe_measured oe_
 	grep -q "\"$k\":" "$TMP/out" || miss="$miss $k"
 done
 is "${miss:-none}" "none" "the records have the keys of a measured point"
+
+# --refit: the same launches fitted again, nothing launched; the fit is
+# deterministic, so today's model gives the parameters the calibration gave.
+exits_with 0 "--refit" sweetspot model "$SPEC" --db "$DB" --refit --csv
+ok "--refit launches nothing" sh -c "! grep -q 'launches' '$TMP/err'"
+is "$(grep '^# model parameters' "$TMP/err")" "$(grep '^# model parameters' "$TMP/cal.err")" \
+	"--refit of the same launches: the same parameters"
+exits_with 2 "--refit with --recalibrate" sweetspot model "$SPEC" --db "$DB" --refit --recalibrate
+exits_with 1 "--refit without a calibration" sweetspot model "$SPEC" --db "$TMP/none.db" --refit
+like "$TMP/err" "no calibration of .* to fit again: run 'sweetspot model" "and says what to run"
 
 exits_with 0 "a sweep to check against" sweetspot run "$SPEC" --db "$DB"
 exits_with 0 "--check --json" sweetspot model "$SPEC" --db "$DB" --check --json

@@ -1,7 +1,8 @@
 /* tests/unit/model-t.c: the model's simulator against times worked out by
  * hand from its stated rules (model.h): one network write, two reads that
  * serialise on the root's NIC (or not, with no shared cost), a flag seen
- * `poll` late, CPU stretch on an oversubscribed node, a deadlock found,
+ * `poll` late, CPU stretch on an oversubscribed node, onload workers on
+ * cores shared fairly with computing hosts, a deadlock found,
  * and every collective x algorithm x assignment of the builders simulated
  * without deadlock at several worker counts. */
 #include "tap.h"
@@ -106,6 +107,70 @@ static void oversubscribed(void)
 	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)),
 	   "4 ranks on 2 cores: CPU costs x2: %g", b.ref_us);
 	ok(b.total_us >= b.compute_us && b.total_us >= b.comm_us, "onload total bounds");
+}
+
+/* Processes of CPU work d[] on c cores shared fairly, by hand: n equal
+ * hosts of work h and workers w[] (ascending, each above h or not). */
+static double by_hand(int n, double h, const double *w, int nw, int c)
+{
+	double t = 0, given = 0, d[8];
+	int m = n + nw, k = 0;
+
+	for (int i = 0; i < n; i++)
+		d[k++] = h;
+	for (int i = 0; i < nw; i++)
+		d[k++] = w[i];
+	for (int i = 0; i < m; i++) /* insertion sort */
+		for (int j = i; j > 0 && d[j - 1] > d[j]; j--) {
+			double x = d[j];
+
+			d[j] = d[j - 1];
+			d[j - 1] = x;
+		}
+	for (int i = 0; i < m; i++) {
+		double rate = m - i > c ? (double)c / (m - i) : 1;
+
+		t += (d[i] - given) / rate;
+		given = d[i];
+	}
+	return t;
+}
+
+/* Onload on 2 cores under 4 computing hosts: the total is at least the
+ * time the hosts and the workers take on the cores shared fairly, and a
+ * worker, one process, gets a share of one core while the hosts compute:
+ * with its CPU work large beside the hosts', one worker doing it all takes
+ * longer than two splitting it, though the node's CPU work is the same. */
+static void shared_cores(void)
+{
+	struct model_params p = flat();
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1 << 16,	1 << 16, 0,
+				  0,	       0,	   0,	      DT_INT32, RO_SUM };
+	struct model_pred a, b;
+
+	p.path[PATH_SHM].g_share = 0;
+	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2; /* the workers' copies */
+	for (int w = 1; w <= 2; w++) {
+		struct model_machine mc = { 1, 4, w, w, 0, 2, 0, 0 };
+		struct model_pred *o = w == 1 ? &a : &b;
+		double ws[2], t;
+
+		ok(model_predict(&p, &mc, &pt, o) == 0, "onload, %d worker(s): predicted", w);
+		ws[0] = w == 1 ? o->worker_cpu.total : o->worker_cpu.total - o->worker_cpu.busiest;
+		ws[1] = o->worker_cpu.busiest;
+		t = by_hand(4, o->compute_us / 2, ws, w, 2);
+		t = fmax(t, fmax(o->compute_us, o->comm_us));
+		ok(near(o->total_us, t), "onload, %d worker(s): total %g = cores shared fairly %g",
+		   w, o->total_us, t);
+	}
+	ok(near(a.worker_cpu.total, b.worker_cpu.total) &&
+		   b.worker_cpu.busiest < a.worker_cpu.busiest,
+	   "the same CPU work split over 2 workers (%g, busiest %g against %g)", b.worker_cpu.total,
+	   b.worker_cpu.busiest, a.worker_cpu.busiest);
+	ok(b.total_us < a.total_us && a.total_us > (2 * a.compute_us + a.worker_cpu.total) / 2,
+	   "one worker doing it all is slower (%g us against %g), beyond the node's work over its "
+	   "cores (%g)",
+	   a.total_us, b.total_us, (2 * a.compute_us + a.worker_cpu.total) / 2);
 }
 
 static void deadlock(void)
@@ -290,11 +355,12 @@ static void fit_floor(void)
 
 int main(void)
 {
-	plan(27);
+	plan(33);
 	one_write();
 	two_reads();
 	poll_delay();
 	oversubscribed();
+	shared_cores();
 	deadlock();
 	every_schedule();
 	platform_params();

@@ -32,6 +32,8 @@ static const struct cli_option model_opts[] = {
 	{ "wpn", 0, "LIST", "with --nodes: workers per node, e.g. 1,2,4,8 (default: the spec's)" },
 	{ "launcher", 0, "L", "calibration launcher (default as for run)" },
 	{ "recalibrate", 0, NULL, "calibrate again even when the database holds parameters" },
+	{ "refit", 0, NULL,
+	  "fit the parameters again from the stored calibration launches (no launch)" },
 	{ "smpi", 0, NULL,
 	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
@@ -64,6 +66,7 @@ enum {
 	O_WPN,
 	O_LAUNCHER,
 	O_RECAL,
+	O_REFIT,
 	O_SMPI,
 	O_DRY,
 	O_FULL
@@ -71,7 +74,7 @@ enum {
 
 struct model_args {
 	const char *path, *db, *launcher, *wpn;
-	int check, json, csv, recal, smpi, dry, full;
+	int check, json, csv, recal, refit, smpi, dry, full;
 	uint64_t nodes, ppn;
 };
 
@@ -354,6 +357,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		case O_RECAL:
 			a->recal = 1;
 			break;
+		case O_REFIT:
+			a->refit = 1;
+			break;
 		case O_SMPI:
 			a->smpi = 1;
 			break;
@@ -380,6 +386,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		       EXIT_USAGE;
 	if ((a->ppn || a->wpn) && !a->nodes)
 		return cli_usage_error(&model_cmd, "--ppn and --wpn go with --nodes"), EXIT_USAGE;
+	if (a->refit && a->recal)
+		return cli_usage_error(&model_cmd, "--refit and --recalibrate: one of them"),
+		       EXIT_USAGE;
 	return -1;
 }
 
@@ -406,7 +415,15 @@ int cmd_model(int argc, char **argv)
 		goto out;
 	key = spec_run_key(a.path);
 	have = a.recal ? 0 : store_model_load(st, key, spec.hash, &mp, &run);
-	if (have < 0 || (!have && model_calibrate(a.path, key, a.db, l, st, &mp)))
+	if (have < 0)
+		goto out;
+	if (a.refit && !have) {
+		error("no calibration of %s in %s to fit again: run 'sweetspot model %s' first",
+		      a.path, a.db, a.path);
+		goto out;
+	}
+	if (a.refit ? model_refit(a.path, key, st, run, &mp) :
+		      !have && model_calibrate(a.path, key, a.db, l, st, &mp))
 		goto out;
 	fprintf(stderr,
 		"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "

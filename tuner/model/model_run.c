@@ -152,6 +152,49 @@ static int cal_measure(struct runner *r, const struct layout *l, size_t nl,
 	return 0;
 }
 
+/* The fit of obs[0 .. n), its launch noise, and the parameters stored
+ * under key as calibrated from run. 0 or -1. */
+static int fit_save(struct store *st, const char *key, const struct spec *cal, long long run,
+		    const struct model_obs *obs, size_t n, struct model_params *p)
+{
+	model_params_default(p);
+	if (model_fit(obs, n, p))
+		return -1;
+	p->noise = model_noise(obs, n);
+	if (isnan(p->noise))
+		p->noise = p->resid;
+	return store_model_save(st, key, cal->hash, run, cal->transport ? cal->transport : "auto",
+				p);
+}
+
+int model_refit(const char *path, const char *key, struct store *st, long long run,
+		struct model_params *p)
+{
+	struct spec cal = SPEC_INIT;
+	struct store_point *pts = NULL;
+	struct model_obs *obs = NULL;
+	size_t n = 0, nobs = 0;
+	struct model_env env;
+	int ret = -1;
+
+	if (cal_spec(path, &cal) || store_load_points(st, run, STORE_VALID_ONLY, &pts, &n))
+		goto out;
+	model_env_of(&cal, &env);
+	obs = xcalloc(n ? n : 1, sizeof(*obs));
+	for (size_t i = 0; i < n; i++)
+		if (!model_obs_from_point(&pts[i], &env, &obs[nobs]))
+			nobs++;
+	if (!nobs)
+		error("model: the calibration run %lld holds no valid point to fit", run);
+	else
+		ret = fit_save(st, key, &cal, run, obs, nobs, p);
+out:
+	free(obs);
+	store_points_free(pts, n);
+	spec_release(&cal);
+	return ret;
+}
+
 int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher,
 		    struct store *st, struct model_params *p)
 {
@@ -182,16 +225,8 @@ int model_calibrate(const char *path, const char *key, const char *db, enum laun
 	ret = cal_measure(&r, l, nl, &env, &obs, &nobs, &keep, &nkeep);
 	runner_signals_restore(&r);
 	runner_finish(&r, NULL, NULL, NULL, NULL);
-	model_params_default(p);
-	if (ret || model_fit(obs, nobs, p))
-		ret = -1;
-	else {
-		p->noise = model_noise(obs, nobs);
-		if (isnan(p->noise))
-			p->noise = p->resid;
-		ret = store_model_save(st, key, cal.hash, r.run.id,
-				       cal.transport ? cal.transport : "auto", p);
-	}
+	if (!ret)
+		ret = fit_save(st, key, &cal, r.run.id, obs, nobs, p);
 out:
 	free(obs);
 	store_points_free(keep, nkeep);

@@ -23,6 +23,12 @@ void model_env_of(const struct spec *s, struct model_env *env);
 int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher,
 		    struct store *st, struct model_params *p);
 
+/* Fits the parameters again from the calibration launches stored in run
+ * (no launch: after the model changed, or to compare two models on the
+ * same launches) and stores them under key. 0, or -1 after error(). */
+int model_refit(const char *path, const char *key, struct store *st, long long run,
+		struct model_params *p);
+
 /* Predicts every point of layout l under spec s (the plan's points, each
  * with its own axes) and hands each to fn (nonzero stops). 0 or -1. */
 int model_predict_layout(const struct model_params *p, const struct spec *s, const struct layout *l,

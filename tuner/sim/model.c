@@ -3,9 +3,10 @@
  * kernel measures them (kernels/harness.c): ref (hosts alone), comm
  * (workers alone), compute (calibrated by the kernel to last ref, so
  * predicted as ref) and total (hosts compute while workers communicate).
- * The total is the largest of compute, comm and the CPU work of one node
- * over its cores: onload workers share the hosts' cores, and a compute
- * phase that fills them leaves the workers only what is left over.
+ * The total is the largest of compute, comm and, onload, the time a node's
+ * hosts and workers take on its cores shared fairly: onload workers share
+ * the hosts' cores, a compute phase that fills them leaves the workers
+ * only a share, and a worker, one process, never runs on two cores.
  */
 #include "model.h"
 #include "coll.h"
@@ -146,21 +147,65 @@ static double *stretch(const struct model_machine *mc, int hosts)
 	return f;
 }
 
-static void derive(const struct model_params *p, const struct model_machine *mc, double worker_cpu,
-		   struct model_pred *o)
+/* The time `n` processes of CPU work d[0 .. n) (ascending, core-us) take
+ * on `cores` cores shared fairly: while m are left each runs at
+ * min(1, cores / m), so the least finishes first. At least the total over
+ * the cores and at least the largest. */
+static double shared_cores(const double *d, int n, int cores)
+{
+	double t = 0, given = 0;
+
+	for (int i = 0; i < n; i++) {
+		double rate = n - i > cores ? (double)cores / (n - i) : 1;
+
+		t += (d[i] - given) / rate;
+		given = d[i];
+	}
+	return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Onload: the busiest node's hosts (ppn, each computing for compute_us on
+ * its share of the cores) and workers (its busiest worker's CPU work and
+ * the rest of the node's spread evenly over the others) on the node's
+ * cores. A worker is one process: it cannot use more than one core, and
+ * while the hosts compute it gets a share of one. */
+static double onload_cpu_bound(const struct model_machine *mc, const struct model_cpu *cpu,
+			       double compute_us)
+{
+	int wnodes = (mc->W + mc->wpn - 1) / mc->wpn, w = mc->wpn < mc->W ? mc->wpn : mc->W;
+	int n = mc->ppn + w;
+	double speed = mc->ppn > mc->host_cores ? (double)mc->host_cores / mc->ppn : 1;
+	double node = cpu->total / wnodes, rest = w > 1 ? (node - cpu->busiest) / (w - 1) : 0;
+	double *d = xmalloc((size_t)n * sizeof(*d)), t;
+
+	for (int i = 0; i < mc->ppn; i++)
+		d[i] = compute_us * speed;
+	d[mc->ppn] = w > 1 ? cpu->busiest : node;
+	for (int i = mc->ppn + 1; i < n; i++)
+		d[i] = rest > 0 ? rest : 0;
+	qsort(d, (size_t)n, sizeof(*d), cmp_double);
+	t = shared_cores(d, n, mc->host_cores);
+	free(d);
+	return t;
+}
+
+static void derive(const struct model_params *p, const struct model_machine *mc,
+		   const struct model_cpu *cpu, struct model_pred *o)
 {
 	double sd = sqrt(p->resid * p->resid + p->noise * p->noise), t = o->compute_us;
 
 	if (!mc->dpu && mc->host_cores > 0) {
-		/* Onload: a node's hosts compute on min(cores, ppn) cores while
-		 * its workers' CPU work needs the same cores. */
-		int wnodes = (mc->W + mc->wpn - 1) / mc->wpn;
-		double speed = mc->ppn > mc->host_cores ? (double)mc->host_cores / mc->ppn : 1;
-		double work = mc->ppn * o->compute_us * speed + worker_cpu / wnodes;
-		int cores = mc->host_cores < mc->ppn + mc->wpn ? mc->host_cores : mc->ppn + mc->wpn;
+		double u = onload_cpu_bound(mc, cpu, o->compute_us);
 
-		if (work / cores > t)
-			t = work / cores;
+		if (u > t)
+			t = u;
 	}
 	o->total_us = t > o->comm_us ? t : o->comm_us;
 	o->oe_paper = 100 * o->ref_us / (o->comm_us > o->compute_us ? o->comm_us : o->compute_us);
@@ -281,7 +326,7 @@ static int prep_init(const struct model_params *p, const struct model_machine *m
 
 /* Phase ph (0: ref, 1: comm), by classes where they stand. */
 static double phase(const struct model_params *p, const struct model_machine *mc,
-		    const struct prep *x, int ph, double *cpu, struct model_pred *out)
+		    const struct prep *x, int ph, struct model_cpu *cpu, struct model_pred *out)
 {
 	double *f, t;
 
@@ -307,7 +352,7 @@ int model_predict_mode(const struct model_params *p, const struct model_machine 
 		       struct model_pred *out)
 {
 	struct prep x = { 0 };
-	double cpu = 0;
+	struct model_cpu cpu = { 0, 0 };
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -323,7 +368,8 @@ int model_predict_mode(const struct model_params *p, const struct model_machine 
 		goto out;
 	}
 	out->compute_us = out->ref_us;
-	derive(p, mc, cpu, out);
+	out->worker_cpu = cpu;
+	derive(p, mc, &cpu, out);
 	ret = 0;
 out:
 	prep_release(&x);

@@ -95,8 +95,18 @@ struct model_point {
 	enum redop op;
 };
 
+/* The CPU work of a phase's active ranks (unstretched, us): all of them
+ * together, and the busiest single rank's. */
+struct model_cpu {
+	double total, busiest;
+};
+
 struct model_pred {
 	double ref_us, comm_us, compute_us, total_us;
+	/* The comm phase's CPU work (unstretched): every worker's together,
+	 * and the busiest worker's. Onload, total_us is at least the time the
+	 * node's hosts and workers take on its cores shared fairly. */
+	struct model_cpu worker_cpu;
 	double oe_paper, oe_measured;
 	double sd_rel;			    /* relative uncertainty of a time */
 	double oe_paper_sd, oe_measured_sd; /* in OE points */
@@ -108,20 +118,20 @@ struct model_pred {
 
 /* One phase's simulation: the schedules of every rank (ref: hosts'; off:
  * workers'), all starting at 0. f[r]: CPU stretch of rank r (NULL: 1).
- * Returns the phase's time (max over ranks), *cpu_us the CPU work the
- * active ranks did (unstretched), or -1 when the schedules deadlock. */
+ * Returns the phase's time (max over ranks), *cpu (NULL: not wanted) the
+ * CPU work the active ranks did, or -1 when the schedules deadlock. */
 double model_sim_phase(const struct model_params *p, const struct model_machine *mc,
-		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+		       const struct coll_rank *cr, int ref, const double *f, struct model_cpu *cpu,
 		       size_t *ops);
 
 /* The same phase by classes (model_sim.c): cr[i] and f[i] are those of
  * node 0's ranks in model_node_ranks() order, and every node's schedules
  * must be node 0's shifted by whole nodes (model_predict checks it). The
- * result equals model_sim_phase()'s on every rank: *cpu_us is node 0's
- * CPU work times the nodes (equal to rounding). */
+ * result equals model_sim_phase()'s on every rank: cpu->total is node 0's
+ * CPU work times the nodes (equal to rounding), cpu->busiest node 0's. */
 double model_sim_classes(const struct model_params *p, const struct model_machine *mc,
-			 const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
-			 size_t *ops);
+			 const struct coll_rank *cr, int ref, const double *f,
+			 struct model_cpu *cpu, size_t *ops);
 
 /* Node 0's ranks into ids (hosts, then workers: ppn + wpn at most);
  * how many. */

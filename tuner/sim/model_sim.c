@@ -66,6 +66,7 @@ struct rank {
 	size_t done;
 	int node, dpu, blocked;
 	double f;
+	double cpu; /* CPU work done, unstretched */
 	struct chan *ch;
 	size_t nch;
 };
@@ -80,7 +81,6 @@ struct sim {
 	double *ptx, *prx; /* per node: PCIe host->DPU, DPU->host free at */
 	int *heap, nheap;  /* running ranks by clock */
 	int fold;	   /* classes: node 0's ranks only (rk by slot) */
-	double cpu;
 	size_t ops;
 };
 
@@ -259,7 +259,7 @@ static double post(struct sim *s, struct rank *k, size_t i)
 	int rnode = s->fold ? k->node : pnode;
 
 	k->t += s->p->o * k->f;
-	s->cpu += s->p->o;
+	k->cpu += s->p->o;
 	if (pk == PATH_SHM && !s->mc->shm_rma) {
 		/* The rma transport copies it at once, with our CPU, through
 		 * the node's memory bus. */
@@ -268,7 +268,7 @@ static double post(struct sim *s, struct rank *k, size_t i)
 
 		*bus = start + (double)len * lk->g_share;
 		k->t = later(k->t + (double)len * g * k->f, *bus) + lk->L;
-		s->cpu += (double)len * g;
+		k->cpu += (double)len * g;
 		done = k->t;
 	} else {
 		int rd = op->kind == OP_READ;
@@ -305,7 +305,7 @@ static void step(struct sim *s, struct rank *k)
 						   0;
 
 		k->t += (double)op->len * g * k->f;
-		s->cpu += (double)op->len * g;
+		k->cpu += (double)op->len * g;
 		complete(k, k->lq[k->lh++]);
 		return;
 	}
@@ -389,7 +389,7 @@ static void sim_release(struct sim *s)
 /* Simulates n ranks: ids[i] (NULL: i) with schedules cr[i], stretch f[i];
  * the resources of `nodes` nodes. */
 static double simulate(struct sim *s, int n, const int *ids, const struct coll_rank *cr, int ref,
-		       const double *f, int nodes, double *cpu_us, size_t *ops)
+		       const double *f, int nodes, struct model_cpu *cpu, size_t *ops)
 {
 	int stuck = 0;
 	double end = 0;
@@ -414,12 +414,16 @@ static double simulate(struct sim *s, int n, const int *ids, const struct coll_r
 		if (!k->blocked && k->done < k->s->n)
 			heap_push(s, (int)(k - s->rk));
 	}
+	if (cpu)
+		*cpu = (struct model_cpu){ 0, 0 };
 	for (int i = 0; i < n; i++) {
 		stuck |= s->rk[i].done < s->rk[i].s->n;
 		end = later(end, s->rk[i].t);
+		if (cpu) {
+			cpu->total += s->rk[i].cpu;
+			cpu->busiest = later(cpu->busiest, s->rk[i].cpu);
+		}
 	}
-	if (cpu_us)
-		*cpu_us = s->cpu;
 	if (ops)
 		*ops += s->ops;
 	sim_release(s);
@@ -427,12 +431,12 @@ static double simulate(struct sim *s, int n, const int *ids, const struct coll_r
 }
 
 double model_sim_phase(const struct model_params *p, const struct model_machine *mc,
-		       const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
+		       const struct coll_rank *cr, int ref, const double *f, struct model_cpu *cpu,
 		       size_t *ops)
 {
 	struct sim s = { .p = p, .mc = mc };
 
-	return simulate(&s, mc->nodes * mc->ppn + mc->W, NULL, cr, ref, f, mc->nodes, cpu_us, ops);
+	return simulate(&s, mc->nodes * mc->ppn + mc->W, NULL, cr, ref, f, mc->nodes, cpu, ops);
 }
 
 int model_node_ranks(const struct model_machine *mc, int *ids)
@@ -447,17 +451,17 @@ int model_node_ranks(const struct model_machine *mc, int *ids)
 }
 
 double model_sim_classes(const struct model_params *p, const struct model_machine *mc,
-			 const struct coll_rank *cr, int ref, const double *f, double *cpu_us,
-			 size_t *ops)
+			 const struct coll_rank *cr, int ref, const double *f,
+			 struct model_cpu *cpu, size_t *ops)
 {
 	struct sim s = { .p = p, .mc = mc, .fold = 1 };
 	int *ids = xmalloc(((size_t)mc->ppn + (size_t)mc->wpn) * sizeof(int));
 	int n = model_node_ranks(mc, ids);
-	double cpu = 0, t = simulate(&s, n, ids, cr, ref, f, 1, &cpu, ops);
+	double t = simulate(&s, n, ids, cr, ref, f, 1, cpu, ops);
 
 	free(ids);
 	/* Every node's ranks did what node 0's did. */
-	if (cpu_us)
-		*cpu_us = cpu * mc->nodes;
+	if (cpu)
+		cpu->total *= mc->nodes;
 	return t;
 }
