@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 39
+plan 50
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -132,6 +132,24 @@ for x, y in zip(a, f):
         assert abs(x[k] - y[k]) <= 1e-12 * abs(y[k]), (k, x[k], y[k])
 ' "$TMP/classes.json" "$TMP/out"
 exits_with 2 "--full-sim with --check" sweetspot model "$SPEC" --db "$DB" --check --full-sim
+
+# --fit-run: the parameters fitted on the spec's sweep (run 2 of this
+# database; its calibration is run 1, p.cfg's calibration and sweep runs 3
+# and 4), nothing launched; a run that is not the spec's or not there is
+# refused.
+exits_with 0 "--fit-run of the sweep, --check" sweetspot model "$SPEC" --db "$DB" --fit-run 2 --check --json
+ok "--fit-run launches nothing" sh -c "! grep -q 'launches' '$TMP/err'"
+like "$TMP/err" "^# model parameters: fit resid .* over [0-9]+ points" "and says what it fitted"
+cp "$TMP/err" "$TMP/fit.err"
+exits_with 0 "the sweep's points" sweetspot results --db "$DB" --run 2 --csv
+is "$(sed -n 's/.* over \([0-9]*\) points.*/\1/p' "$TMP/fit.err")" \
+	"$(awk -F, 'NR > 1 && $13 == 1' "$TMP/out" | wc -l | tr -d ' ')" "... on every valid point of the sweep"
+exits_with 1 "--fit-run of a run not there" sweetspot model "$SPEC" --db "$DB" --fit-run 99
+like "$TMP/err" "holds no run 99" "says so"
+exits_with 1 "--fit-run of another spec's run" sweetspot model "$SPEC" --db "$DB" --fit-run 4
+like "$TMP/err" "run 4 is a run of .*p.cfg, not of" "says whose it is"
+exits_with 2 "--fit-run 0" sweetspot model "$SPEC" --db "$DB" --fit-run 0
+exits_with 2 "--fit-run with --refit" sweetspot model "$SPEC" --db "$DB" --fit-run 2 --refit
 
 exits_with 2 "an unknown option" sweetspot model "$SPEC" --db "$DB" --frobnicate
 exits_with 2 "--nodes 0" sweetspot model "$SPEC" --db "$DB" --nodes 0

@@ -32,8 +32,9 @@ static const struct cli_option model_opts[] = {
 	{ "wpn", 0, "LIST", "with --nodes: workers per node, e.g. 1,2,4,8 (default: the spec's)" },
 	{ "launcher", 0, "L", "calibration launcher (default as for run)" },
 	{ "recalibrate", 0, NULL, "calibrate again even when the database holds parameters" },
-	{ "refit", 0, NULL,
-	  "fit the parameters again from the stored calibration launches (no launch)" },
+	{ "refit", 0, NULL, "fit the parameters again on the launches they came from (no launch)" },
+	{ "fit-run", 0, "ID",
+	  "fit the parameters on the launches of measured run ID of SPEC instead (no launch)" },
 	{ "smpi", 0, NULL,
 	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
@@ -67,6 +68,7 @@ enum {
 	O_LAUNCHER,
 	O_RECAL,
 	O_REFIT,
+	O_FIT_RUN,
 	O_SMPI,
 	O_DRY,
 	O_FULL
@@ -75,7 +77,7 @@ enum {
 struct model_args {
 	const char *path, *db, *launcher, *wpn;
 	int check, json, csv, recal, refit, smpi, dry, full;
-	uint64_t nodes, ppn;
+	uint64_t nodes, ppn, fit_run;
 };
 
 /* The best layout per (collective, bytes): highest OE, ties to fewer workers. */
@@ -360,6 +362,10 @@ static int parse(int argc, char **argv, struct model_args *a)
 		case O_REFIT:
 			a->refit = 1;
 			break;
+		case O_FIT_RUN:
+			if (cli_uint(&c, 1, INT64_MAX, &a->fit_run))
+				return EXIT_USAGE;
+			break;
 		case O_SMPI:
 			a->smpi = 1;
 			break;
@@ -386,8 +392,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		       EXIT_USAGE;
 	if ((a->ppn || a->wpn) && !a->nodes)
 		return cli_usage_error(&model_cmd, "--ppn and --wpn go with --nodes"), EXIT_USAGE;
-	if (a->refit && a->recal)
-		return cli_usage_error(&model_cmd, "--refit and --recalibrate: one of them"),
+	if (a->refit + a->recal + !!a->fit_run > 1)
+		return cli_usage_error(&model_cmd,
+				       "--refit, --fit-run and --recalibrate: one of them"),
 		       EXIT_USAGE;
 	return -1;
 }
@@ -422,8 +429,9 @@ int cmd_model(int argc, char **argv)
 		      a.path, a.db, a.path);
 		goto out;
 	}
-	if (a.refit ? model_refit(a.path, key, st, run, &mp) :
-		      !have && model_calibrate(a.path, key, a.db, l, st, &mp))
+	if (a.fit_run ? model_refit(a.path, key, st, (long long)a.fit_run, &mp) :
+	    a.refit   ? model_refit(a.path, key, st, run, &mp) :
+			!have && model_calibrate(a.path, key, a.db, l, st, &mp))
 		goto out;
 	fprintf(stderr,
 		"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "

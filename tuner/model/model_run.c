@@ -170,28 +170,41 @@ static int fit_save(struct store *st, const char *key, const struct spec *cal, l
 int model_refit(const char *path, const char *key, struct store *st, long long run,
 		struct model_params *p)
 {
-	struct spec cal = SPEC_INIT;
+	struct spec fit = SPEC_INIT;
+	struct store_run r = { 0 };
 	struct store_point *pts = NULL;
 	struct model_obs *obs = NULL;
-	size_t n = 0, nobs = 0;
+	size_t n = 0, nobs = 0, len = strlen(key);
 	struct model_env env;
-	int ret = -1;
+	int ret = -1, cal;
 
-	if (cal_spec(path, &cal) || store_load_points(st, run, STORE_VALID_ONLY, &pts, &n))
+	if (store_get_run(st, run, &r) <= 0) {
+		error("model: the database holds no run %lld", run);
 		goto out;
-	model_env_of(&cal, &env);
+	}
+	/* The spec's calibration run (KEY:model) or one of its sweeps (KEY). */
+	cal = !strncmp(r.spec_path, key, len) && !strcmp(r.spec_path + len, ":model");
+	if (!cal && strcmp(r.spec_path, key)) {
+		error("model: run %lld is a run of %s, not of %s", run, r.spec_path, path);
+		goto out;
+	}
+	if ((cal ? cal_spec(path, &fit) : spec_load(path, &fit)) ||
+	    store_load_points(st, run, STORE_VALID_ONLY, &pts, &n))
+		goto out;
+	model_env_of(&fit, &env);
 	obs = xcalloc(n ? n : 1, sizeof(*obs));
 	for (size_t i = 0; i < n; i++)
 		if (!model_obs_from_point(&pts[i], &env, &obs[nobs]))
 			nobs++;
 	if (!nobs)
-		error("model: the calibration run %lld holds no valid point to fit", run);
+		error("model: run %lld holds no valid offload point to fit", run);
 	else
-		ret = fit_save(st, key, &cal, run, obs, nobs, p);
+		ret = fit_save(st, key, &fit, run, obs, nobs, p);
 out:
 	free(obs);
 	store_points_free(pts, n);
-	spec_release(&cal);
+	store_run_release(&r);
+	spec_release(&fit);
 	return ret;
 }
 

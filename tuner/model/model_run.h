@@ -23,9 +23,11 @@ void model_env_of(const struct spec *s, struct model_env *env);
 int model_calibrate(const char *path, const char *key, const char *db, enum launcher launcher,
 		    struct store *st, struct model_params *p);
 
-/* Fits the parameters again from the calibration launches stored in run
- * (no launch: after the model changed, or to compare two models on the
- * same launches) and stores them under key. 0, or -1 after error(). */
+/* Fits the parameters on the launches of run, launching nothing, and
+ * stores them under key: the spec's calibration run (SPEC:model: after the
+ * model changed, or to compare two models on the same launches) or one of
+ * its measured sweeps (to predict another run of the same grid from one).
+ * 0, or -1 after error() (also when run is no run of the spec). */
 int model_refit(const char *path, const char *key, struct store *st, long long run,
 		struct model_params *p);
 
