@@ -4,7 +4,10 @@
  * one comparison; the pooled sigma and its df on hand-made samples; an
  * outlier launch flagged and kept out; each check failing on data made to
  * fail it; Gupta's subset on separated and on equal groups, and its
- * coverage over 2000 seeded replays of 6 equal configurations. */
+ * coverage over 2000 seeded replays of 6 equal configurations; Welch's
+ * contrast with the leader on hand-made samples, and its level where one
+ * configuration is 8 times noisier than the other (where the pooled
+ * contrast's is not). */
 #include "tap.h"
 #include "pooled.h"
 
@@ -38,7 +41,7 @@ int main(void)
 	size_t n4[5] = { 4, 4, 4, 4, 4 };
 	struct pooled p;
 
-	plan(18);
+	plan(21);
 	/* Tables: m treatments, df, alpha 0.05. */
 	ok(near(pooled_dunnett(n4, 2, 4, 0, 0.05, 0), 1.916, 0.002),
 	   "one-sided, 2 vs control, df inf: 1.916");
@@ -142,6 +145,63 @@ int main(void)
 		   "spread: %u/2000)",
 		   covered);
 		ok(alone <= 100, "and a subset of one (a false 'best') in <= 5%% (%u/2000)", alone);
+	}
+	/* Welch's contrast, by hand: leader logs 0, 0.1, 0.2 (ss 0.02, own
+	 * variance 0.01), the other's 0.05, -0.05 (ss 0.005); pooled sigma^2
+	 * 0.025 / 3, the other's moderated variance (2 sigma^2 + 0.005) / 3;
+	 * se^2 = 0.01 / 3 + that / 2 = 0.0069444; Satterthwaite's df
+	 * se^4 / ((0.01/3)^2 / 2 + (that / 2)^2 / 3) = 4.870. */
+	{
+		double a[] = { 1, exp(0.1), exp(0.2) }, b[] = { exp(0.05), exp(-0.05) }, df = NAN;
+		double se = NAN;
+		const double *x[] = { a, b };
+		size_t n[] = { 3, 2 };
+		int fit = pooled_fit(x, n, 2, &p);
+
+		if (!fit)
+			se = pooled_welch_se(&p, 0, 1, &df);
+		ok(!fit && near(se, 0.083333, 1e-5) && near(df, 4.870, 1e-3),
+		   "Welch: the leader's own variance, Satterthwaite's df (se %.6f, df %.3f)", se,
+		   df);
+		if (!fit)
+			pooled_release(&p);
+	}
+	/* Its level, a known answer: equal levels, the leader (3 launches: of
+	 * 4 or more the pooled MAD, set by the quiet one, would flag its
+	 * launches as outliers) of CV 16%, the other (8) of CV 2%. The
+	 * one-sided 5% test of the leader ahead, at Student's quantile for
+	 * Satterthwaite's df (rounded down), rejects in about 5% of replays
+	 * (Welch's approximation is a little liberal at 2-3 df); the pooled
+	 * contrast (pooled sd, its df), which the equal-noise checks let
+	 * through on so few launches, in far more. */
+	{
+		double v[2][8], df;
+		const double *x[] = { v[0], v[1] };
+		size_t n[] = { 3, 8 }, one = 8;
+		unsigned welch = 0, pooled = 0;
+
+		for (unsigned r = 0; r < 4000; r++) {
+			double gap, se, tw, tp;
+
+			for (size_t i = 0; i < 2; i++)
+				for (size_t j = 0; j < n[i]; j++)
+					v[i][j] = 80 * exp((i ? 0.02 : 0.16) * gauss());
+			if (pooled_fit(x, n, 2, &p))
+				break;
+			gap = p.mean[0] - p.mean[1];
+			se = pooled_welch_se(&p, 0, 1, &df);
+			tw = pooled_dunnett(&one, 1, 3, (size_t)fmax(1, floor(df)), 0.05, 0);
+			tp = pooled_dunnett(&one, 1, 3, p.df, 0.05, 0);
+			welch += gap > tw * se;
+			pooled += gap > tp * pooled_se(&p, 0, 1);
+			pooled_release(&p);
+		}
+		diag("one configuration 8 times noisier: the one-sided 5%% test rejects in %u of "
+		     "4000 (Welch), %u (pooled)",
+		     welch, pooled);
+		ok(welch >= 120 && welch <= 280,
+		   "Welch's contrast holds its level where noise differs (3-7%%: %u/4000)", welch);
+		ok(pooled > 280, "where the pooled contrast does not (> 7%%: %u/4000)", pooled);
 	}
 	/* Lower is better (times): the subset of the lowest. */
 	{

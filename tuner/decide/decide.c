@@ -210,17 +210,49 @@ static double launches_needed(double gap, double dl, double s, double d1, double
 	return fmin(ceil(n), 1e5);
 }
 
+/* The one-sided many-to-one critical value for Welch's contrasts with the
+ * leader L (pooled_welch_se()): Dunnett's, at the fewest Satterthwaite
+ * degrees of freedom of any of them (Dunnett's T3 takes each contrast's
+ * own; the fewest is the conservative side of it). NAN when the leader
+ * has no spread of its own. */
+static double welch_dunnett(const struct pooled *pm, const size_t *order, size_t m, size_t L,
+			    const size_t *others, size_t no, double alpha)
+{
+	double nu = INFINITY, df;
+
+	for (size_t g = 0; g < m; g++)
+		if (order[g] != L && !isnan(pooled_welch_se(pm, L, order[g], &df)))
+			nu = fmin(nu, df);
+	if (!no || !isfinite(nu))
+		return NAN;
+	return pooled_dunnett(others, no, pm->n[L], (size_t)fmax(1, floor(nu)), alpha, 0);
+}
+
+/* Whether configuration i is shown worse than the leader L by gap (log
+ * values, dl the practical threshold): out of Gupta's subset (in_subset
+ * 0), and beyond dw Welch standard errors too, so that the leader's noise
+ * is its own, not the others' it may lead by being noisier than. */
+static int shown_worse(const struct pooled *pm, size_t i, size_t L, int in_subset, double gap,
+		       double dl, double dw)
+{
+	double df;
+
+	if (in_subset || !(gap >= dl && gap > 0))
+		return 0;
+	return gap > dw * pooled_welch_se(pm, L, i, &df);
+}
+
 /* The pooled decision (pooled.h) over the configurations in order[0..m-1]
  * (cheapest first, so that a tie of means goes to the cheaper): leader =
- * best mean of log values; WORSE = out of Gupta's subset and worse by
- * delta or more; TIE = the two-sided many-to-one interval of the
- * difference with the leader within +-delta; else UNDECIDED. */
+ * best mean of log values; WORSE = shown_worse(); TIE = the two-sided
+ * many-to-one interval of the difference with the leader within +-delta;
+ * else UNDECIDED. */
 static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 			 const struct decide_params *p, struct decision *out)
 {
 	int higher = !p->lower_is_better, *in = calloc(pm->k + 1, sizeof(int));
 	size_t *others = calloc(pm->k + 1, sizeof(size_t)), no = 0, L;
-	double dl, d2, hard_n = 0, lead_n = 0;
+	double dl, d2, dw, hard_n = 0, lead_n = 0;
 	long lead = -1;
 	int undecided = 0, tie = 0;
 
@@ -242,6 +274,7 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 		if (order[g] != L)
 			others[no++] = pm->n[order[g]];
 	d2 = no ? pooled_dunnett(others, no, pm->n[L], pm->df, p->alpha, 1) : 0;
+	dw = welch_dunnett(pm, order, m, L, others, no, p->alpha);
 	dl = delta_log(exp(pm->mean[L]), p->delta, p->lower_is_better);
 	for (size_t g = 0; g < m; g++) {
 		size_t i = order[g];
@@ -255,7 +288,7 @@ static int pooled_decide(const struct pooled *pm, const size_t *order, size_t m,
 			continue;
 		}
 		out->p_adj[i] = se > 0 ? pooled_t_p(t, pm->df) : gap != 0 ? 0 : 1;
-		if (!in[i] && gap >= dl && gap > 0)
+		if (shown_worse(pm, i, L, in[i], gap, dl, dw))
 			out->status[i] = STATS_WORSE;
 		else if (fabs(gap) + d2 * se <= dl)
 			out->status[i] = STATS_TIE;

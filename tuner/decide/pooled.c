@@ -597,6 +597,20 @@ double pooled_se(const struct pooled *p, size_t i, size_t j)
 	return sqrt(p->var[i] / (double)p->n[i] + p->var[j] / (double)p->n[j]);
 }
 
+double pooled_welch_se(const struct pooled *p, size_t lead, size_t i, double *df)
+{
+	double a, b, dl;
+
+	*df = NAN;
+	if (p->n[lead] < 2 || !p->n[i] || !p->df)
+		return NAN;
+	dl = (double)(p->n[lead] - 1);
+	a = p->ss[lead] / dl / (double)p->n[lead];
+	b = p->var[i] / (double)p->n[i];
+	*df = a + b > 0 ? (a + b) * (a + b) / (a * a / dl + b * b / (double)p->df) : (double)p->df;
+	return sqrt(a + b);
+}
+
 /* The largest bar any other configuration sets for i at critical value
  * d: i is in the subset when it is <= 0. */
 static double subset_bar(const struct pooled *p, int higher, size_t i, double d)

@@ -109,6 +109,15 @@ double pooled_se(const struct pooled *p, size_t i, size_t j);
  * from the tests of the whole set. 1 when it passes (or cannot be told). */
 int pooled_leader_ok(const struct pooled *p, size_t lead);
 
+/* Welch's contrast of the leader lead with configuration i: the standard
+ * error of mean[lead] - mean[i] with the leader's own variance (its sum of
+ * squares over n - 1, not moderated: a configuration may lead by being
+ * noisy, and only its own launches say how noisy) and i's moderated one;
+ * Satterthwaite's degrees of freedom in *df (n - 1 for the leader's part,
+ * the pooled df for i's). NAN (and *df NAN) when the leader has fewer than
+ * two launches or i none. */
+double pooled_welch_se(const struct pooled *p, size_t lead, size_t i, double *df);
+
 /* Student's t: two-sided p of |T| >= t with df degrees of freedom. */
 double pooled_t_p(double t, size_t df);
 
