@@ -9,6 +9,7 @@
  * configuration is 8 times noisier than the other (where the pooled
  * contrast's is not). */
 #include "tap.h"
+#include "seeded.h"
 #include "pooled.h"
 
 #include <math.h>
@@ -17,18 +18,9 @@
 
 static uint64_t state = 12345;
 
-static double unif(void)
-{
-	uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return ((double)((z ^ (z >> 31)) >> 11) + 0.5) * 0x1p-53;
-}
-
 static double gauss(void)
 {
-	return sqrt(-2 * log(unif())) * cos(2 * M_PI * unif());
+	return seeded_gauss(&state);
 }
 
 static int near(double a, double b, double tol)
