@@ -11,8 +11,11 @@
 #    (tests/unit/search-quality-t.c) prints them; built here if needed.
 #    Its --heldout mode does the same on 24 landscapes of another generator
 #    (other knee, plateau, contention, shared per-launch shift), the
-#    held-out check. The A/A and power replays run again at CAP launches
-#    per configuration (default 6), for what a larger cap buys.
+#    held-out check. Then both generators over SEEDS noise replays per
+#    landscape (--seeds; default 20): one replay cannot tell a landscape
+#    the search loses on from the replay's noise. The A/A and power
+#    replays run again at CAP launches per configuration (default 6), for
+#    what a larger cap buys.
 #  - cost and regret on the shipped landscape through `sweetspot search
 #    --replay` (all collectives in one search, as decisions share launches).
 #    The table holds 3 repetitions per layout: a contender asked for a 4th
@@ -45,6 +48,13 @@ grep -E '^not ok' "$TMP/c.tap" | sed "s/^/cap $CAP: /" || echo "cap $CAP: every 
 "$ROOT/build/tests/search-quality-t" --heldout >"$TMP/h.tap" || true
 grep -E '^# held-out' "$TMP/h.tap" | sed 's/^# //'
 grep -E '^not ok' "$TMP/h.tap" || echo "held-out: within the budget"
+# One replay per landscape cannot tell a search worse than the grid from the
+# replay's noise: both generators again over SEEDS noise replays each
+# (default 20), the difference of mean regrets with its 95% interval.
+SEEDS=${SEEDS:-20}
+"$ROOT/build/tests/search-quality-t" --seeds "$SEEDS" >"$TMP/s.tap" || true
+grep -E '^# .*(over [0-9]+ replays each|beyond the replays)|\((worse|better)\)$' "$TMP/s.tap" | sed 's/^# //'
+grep -E '^not ok' "$TMP/s.tap" || echo "--seeds $SEEDS: every replay within the budget"
 
 "$SS" search "$SPEC" --replay "$CSV" --json >"$TMP/ad.json" 2>"$TMP/ad.err"
 "$SS" search "$SPEC" --replay "$CSV" --strategy grid --budget 100% --json >"$TMP/gr.json" 2>/dev/null

@@ -29,10 +29,13 @@
  *     random search's at the same launches, and Kernel Tuner's score. See
  *     FAMILY_* below for what is asserted and why. --heldout scores 24
  *     landscapes of another generator (heldout()), for make bench;
+ *     --seeds K scores every landscape of both over K noise replays, the
+ *     search's mean regret against the grid's with its 95% interval;
  *     --decisions runs (a) and (b) alone, --power (b) alone; either
  *     followed by --cap N at N launches per configuration instead of 4.
  */
 #include "tap.h"
+#include "pooled.h"
 #include "search.h"
 #include "stats.h"
 
@@ -45,13 +48,15 @@
 /* The family's asserted bounds. The targets (issue 24): the default
  * search within 0.15 of the grid's launches (asserted exactly: the budget
  * enforces it), mean true regret no worse than the grid's on each
- * landscape and worst no worse than the grid's worst (printed; make bench). */
-/* The family's mean regret may exceed the grid's by this much in the
- * assertion (measured: 0.24 against the grid's 0.25); that it is no worse
- * on each landscape is a target of make bench, not asserted (4 of 12
- * miss it: the worst, landscape 9, chose a layout 2.1 points off). */
+ * landscape and worst no worse than the grid's worst (printed; make bench).
+ * Asserted: the family's mean regret no worse than the grid's (FAMILY_SLACK
+ * 0; measured 0.20 against 0.25, 0.24 before the augmented expected
+ * improvement). That it is no worse on each landscape is a target of make
+ * bench, not asserted: one replay per landscape cannot tell (4 of 12 are
+ * above the grid's on this replay; over 20 replays, --seeds, none is above
+ * it beyond the replays' spread). */
 #define FAMILY_N     12
-#define FAMILY_SLACK 0.05
+#define FAMILY_SLACK 0.0
 
 struct rng {
 	uint64_t s;
@@ -529,17 +534,105 @@ static unsigned test_family(const char *name, void (*make)(struct land *, unsign
 	return worse;
 }
 
+/* The sampling spread of one replay's figures: every landscape of the
+ * generator replayed with k noise seeds (the measuring PRNG's seed moved by
+ * 1000 per replay; replay 0 is the one scored above), the search and the
+ * grid on the same seed, and the mean difference of their mean regrets with
+ * its 95% interval (Student's t over the k paired replays). A landscape
+ * whose interval lies above 0 is worse than the grid beyond what the
+ * replays' noise explains. Returns the number of those; the most of the
+ * grid's launches a search used goes to *cost_max. */
+static unsigned test_spread(const char *name, void (*make)(struct land *, unsigned), unsigned nl,
+			    unsigned k, double *cost_max)
+{
+	static struct land ld;
+	unsigned above = 0, outside = 0, better = 0;
+	double tq = 1, lo = 1, hi = 100, sm = 0, gm = 0;
+
+	/* The t quantile by bisection on the two-sided p. */
+	for (int it = 0; it < 60; it++) {
+		tq = (lo + hi) / 2;
+		if (pooled_t_p(tq, k - 1) > 0.05)
+			lo = tq;
+		else
+			hi = tq;
+	}
+	for (unsigned i = 0; i < nl; i++) {
+		double d[64], md = 0, vd = 0, ms = 0, mg = 0, h;
+		struct search_result r;
+
+		for (unsigned j = 0; j < k; j++) {
+			double a, b;
+
+			make(&ld, i);
+			ld.rng.s += 1000ULL * j;
+			run(&ld, SEARCH_ADAPTIVE, &r);
+			regret_of(&ld, &r, &a);
+			*cost_max = fmax(*cost_max, (double)r.launches / r.grid_launches);
+			search_result_release(&r);
+			make(&ld, i);
+			ld.rng.s += 1000ULL * j;
+			budget = (unsigned)(ld.nl * 3);
+			run(&ld, SEARCH_GRID, &r);
+			budget = 0;
+			regret_of(&ld, &r, &b);
+			search_result_release(&r);
+			d[j] = a - b;
+			md += d[j] / k;
+			ms += a / k;
+			mg += b / k;
+		}
+		for (unsigned j = 0; j < k; j++)
+			vd += (d[j] - md) * (d[j] - md) / (k - 1);
+		h = tq * sqrt(vd / k);
+		above += ms > mg;
+		outside += md - h > 0;
+		better += md + h < 0;
+		sm += ms / nl;
+		gm += mg / nl;
+		diag("%s %2u over %u replays: mean regret %.2f, grid %.2f; difference %+.2f, 95%% "
+		     "interval [%+.2f, %+.2f]%s",
+		     name, i, k, ms, mg, md, md - h, md + h,
+		     md - h > 0 ? " (worse)" :
+		     md + h < 0 ? " (better)" :
+				  "");
+	}
+	diag("%s over %u replays each: mean regret %.2f against the grid's %.2f; above the grid's "
+	     "on %u of %u landscapes, beyond the replays' spread on %u; below it beyond the spread "
+	     "on %u",
+	     name, k, sm, gm, above, nl, outside, better);
+	return outside;
+}
+
 int main(int argc, char **argv)
 {
 	double cost, m, gm;
 	unsigned worse;
 
+	if (argc > 2 && !strcmp(argv[1], "--seeds")) {
+		/* make bench: each landscape of both generators over k replays. */
+		int k = atoi(argv[2]);
+
+		if (k < 2 || k > 64)
+			return fprintf(stderr, "search-quality-t: --seeds takes 2..64\n"), 2;
+		plan(1);
+		cost = 0;
+		worse = test_spread("family", family, FAMILY_N, (unsigned)k, &cost);
+		worse += test_spread("held-out", heldout, 24, (unsigned)k, &cost);
+		diag("landscapes worse than the grid beyond the replays' spread: %u of %d", worse,
+		     FAMILY_N + 24);
+		ok(cost <= 0.15 + 1e-9, "--seeds: every replay within 0.15 of the grid (%.3f)",
+		   cost);
+		return done_testing();
+	}
 	if (argc > 1 && !strcmp(argv[1], "--heldout")) {
 		/* make bench: the held-out family, more landscapes. */
-		plan(1);
+		plan(2);
 		worse = test_family("held-out", heldout, 24, 0, &cost, &m, &gm);
 		ok(cost <= 0.15 + 1e-9, "held-out: default search within 0.15 of the grid (%.3f)",
 		   cost);
+		ok(m <= gm, "held-out: mean regret no worse than the grid's (%.2f against %.2f)", m,
+		   gm);
 		return done_testing();
 	}
 	if (argc > 3 && !strcmp(argv[2], "--cap")) {
@@ -576,8 +669,8 @@ int main(int argc, char **argv)
 	     "search-quality.sh prints it)",
 	     worse, FAMILY_N);
 	ok(m <= gm + FAMILY_SLACK,
-	   "family: mean regret over the family within %.2f point of the "
-	   "grid's (%.2f against %.2f)",
-	   FAMILY_SLACK, m, gm);
+	   "family: mean regret over the family no worse than the grid's "
+	   "(%.2f against %.2f)",
+	   m, gm);
 	return done_testing();
 }

@@ -669,11 +669,57 @@ static double eval_noise(const struct eval *ev)
 	return isfinite(ev->d.model.noise) && ev->d.model.noise > 0 ? ev->d.model.noise : 0.05;
 }
 
-/* The next layout to explore: where the surrogates expect the largest
- * improvement over each decision's best mean, summed over decisions in
- * units of their pooled noise. A decision whose surrogate fits poorly
- * asks by the measured-only rule (propose_refine) instead, first. -1 when
- * nothing is worth a launch; -2 on failure. */
+/* The acquisition of decision group d at every layout into ei[] (the
+ * largest over its groups, in units of the pooled noise): the augmented
+ * expected improvement of Huang, Allen, Notz & Zeng (2006) for noisy
+ * measurements. The improvement is over the effective best, the
+ * surrogate's mean at the measured configuration with the largest mean
+ * less one posterior sd (not the best measured mean, which the winner of
+ * noisy launches overstates), and is scaled by 1 - noise / sqrt(sd^2 +
+ * noise^2): a launch of a configuration the surrogate already knows to
+ * within the noise of one launch (one measured a few times) teaches
+ * little, and re-measuring is the confirmation round's work. -1 when a
+ * fit is poor (or none could be made). */
+static int decision_acq(const struct state *st, size_t d, double noise, double *ei)
+{
+	const struct dgroup *dg = &st->dg[d];
+	size_t K = st->L * dg->m;
+	double *mu = xcalloc(K + 1, sizeof(double)), *sd = xcalloc(K + 1, sizeof(double));
+	double lower = -INFINITY, best = NAN;
+	int r = 0;
+
+	for (size_t j = 0; j < dg->m && !r; j++) {
+		struct surrogate sg;
+
+		/* A failed fit leaves sg empty: releasing it is harmless. */
+		if (fit_group(st, dg->g[j], noise, &sg) || !sg.ok)
+			r = -1;
+		for (size_t l = 0; !r && l < st->L; l++) {
+			mu[l * dg->m + j] = sg.mu[l];
+			sd[l * dg->m + j] = sg.sd[l];
+		}
+		surrogate_release(&sg);
+	}
+	for (size_t c = 0; !r && c < K; c++)
+		if (cn(st, dg, c) && mu[c] - sd[c] > lower) {
+			lower = mu[c] - sd[c];
+			best = mu[c];
+		}
+	for (size_t c = 0; !r && isfinite(best) && c < K; c++) {
+		double keep = 1 - noise / sqrt(sd[c] * sd[c] + noise * noise);
+
+		ei[c / dg->m] = fmax(ei[c / dg->m],
+				     surrogate_ei(mu[c], sd[c], best) * keep / noise);
+	}
+	free(mu);
+	free(sd);
+	return r;
+}
+
+/* The next layout to explore: where the surrogates' acquisition
+ * (decision_acq()), summed over decisions, is largest. A decision whose
+ * surrogate fits poorly asks by the measured-only rule (propose_refine)
+ * instead, first. -1 when nothing is worth a launch; -2 on failure. */
 static long choose_next(struct state *st)
 {
 	double *acq = xcalloc(st->L + 1, sizeof(double)), top = 0;
@@ -683,35 +729,16 @@ static long choose_next(struct state *st)
 	update_medians(st);
 	st->sigma_all = pooled_sd(st, NULL, 0);
 	for (size_t d = 0; d < st->ndg; d++) {
-		const struct dgroup *dg = &st->dg[d];
 		struct eval ev;
-		double best = -INFINITY, noise, *ei;
-		int poor = 0;
+		double *ei;
 
 		if (evaluate(st, d, 0, &ev)) {
 			free(acq);
 			free(want);
 			return -2;
 		}
-		noise = eval_noise(&ev);
-		for (size_t c = 0; c < st->L * dg->m; c++)
-			if (isfinite(log_mean(st, c / dg->m, dg->g[c % dg->m])))
-				best = fmax(best, log_mean(st, c / dg->m, dg->g[c % dg->m]));
 		ei = xcalloc(st->L + 1, sizeof(double));
-		for (size_t j = 0; j < dg->m && !poor; j++) {
-			struct surrogate sg;
-
-			if (fit_group(st, dg->g[j], noise, &sg) || !sg.ok) {
-				poor = 1;
-				if (sg.mu)
-					surrogate_release(&sg);
-				break;
-			}
-			for (size_t l = 0; l < st->L; l++)
-				ei[l] = fmax(ei[l], surrogate_ei(sg.mu[l], sg.sd[l], best) / noise);
-			surrogate_release(&sg);
-		}
-		if (poor)
+		if (decision_acq(st, d, eval_noise(&ev), ei))
 			propose_refine(st, d, &ev, want);
 		else
 			for (size_t l = 0; l < st->L; l++)

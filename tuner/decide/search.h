@@ -45,8 +45,10 @@
  * ends, repeats each decision group's leader and runner-up once (the pooled
  * noise needs data), then explores one launch at a time where a Gaussian-
  * process surrogate (surrogate.h) of every group expects the largest
- * improvement over its decision's best, summed over decisions in pooled
- * noise units; a decision whose surrogate fits poorly (leave-one-out
+ * improvement over its decision's effective best, discounted where one
+ * launch would teach less than the noise (the augmented expected
+ * improvement, search.c), summed over decisions in pooled noise units; a
+ * decision whose surrogate fits poorly (leave-one-out
  * residuals) asks instead where a concave bound through the measured
  * neighbours, widened by SEARCH_REFINE_Z standard errors, says a layout
  * could beat the leader by more than delta (the measured-only rule). A
