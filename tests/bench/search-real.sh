@@ -1,9 +1,11 @@
 #!/bin/sh
 # tests/bench/search-real.sh [SPEC CSV]: the default search scored as the
 # autotuning field scores a strategy, on a landscape measured for real and
-# stored with many launches per layout (default: tests/data/landscape-local.cfg
-# and tests/data/landscape-measured.csv; any spec and any table in the format
-# of `sweetspot search --replay` will do). R seeded replays (SEARCH_REAL_R,
+# stored with many launches per layout (default: both tables kept here, this
+# machine's onload grid, tests/data/landscape-local.cfg with
+# tests/data/landscape-measured.csv, and the Slurm testbed's DPU grid,
+# tests/data/landscape-slurm.cfg with tests/data/landscape-slurm.csv; any
+# spec and any table in the format of `sweetspot search --replay` will do). R seeded replays (SEARCH_REAL_R,
 # default 50): replay s draws every layout's launches from its stored ones in
 # the order seed s gives (`--replay-seed s`), for three strategies:
 #  - the search with its defaults (adaptive, budget 15%): launches / grid;
@@ -23,8 +25,13 @@
 set -eu
 ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 SS=$ROOT/bin/sweetspot
-SPEC=${1:-$ROOT/tests/data/landscape-local.cfg}
-CSV=${2:-$ROOT/tests/data/landscape-measured.csv}
+if [ $# -eq 0 ]; then
+	sh "$0" "$ROOT/tests/data/landscape-local.cfg" "$ROOT/tests/data/landscape-measured.csv"
+	echo
+	exec sh "$0" "$ROOT/tests/data/landscape-slurm.cfg" "$ROOT/tests/data/landscape-slurm.csv"
+fi
+[ $# -eq 2 ] || { echo "usage: search-real.sh [SPEC CSV]" >&2; exit 2; }
+SPEC=$1 CSV=$2
 R=${SEARCH_REAL_R:-50}
 case $R in
 '' | *[!0-9]* | 0*)
