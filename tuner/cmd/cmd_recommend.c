@@ -366,7 +366,8 @@ static void verdict_print(const struct offload_choice *c)
 	else
 		printf("    noise: not estimated; ");
 	if (c->model.pooled)
-		printf("decided on it (Gupta's subset, Dunnett's bounds)\n");
+		printf("decided on it (Gupta's subset, Dunnett's bounds, Welch's contrast with the "
+		       "leader)\n");
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
 		       pooled_check_name(c->model.check));
