@@ -103,36 +103,15 @@ bash "$SRC/.ci/reap-roots.sh" "$CACHE" || say "some earlier roots are left (abov
 WORK=$(mktemp -d "$CACHE/run.XXXXXX")
 echo $$ >"$WORK/owner"
 ROOT=$WORK/root
-MOUNTS=()
 
 # Every process whose root is ours (what the tests started, daemons among
 # them), killed until none is left; then the mounts, innermost first; then
-# the root, only when nothing is mounted in it any more.
-in_root_pids() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/root" 2>/dev/null)" = "$ROOT" ] && echo "${p#/proc/}"
-	done
-	return 0
-}
+# the root, only when nothing is mounted in it any more (reap-roots.sh
+# --own: what a later run would do to a root this one could not clean).
 cleanup() {
-	local st=$? i pids m left=0
+	local st=$?
 	trap - EXIT INT TERM HUP
-	for i in $(seq 1 50); do
-		pids=$(in_root_pids)
-		[ -n "$pids" ] || break
-		# shellcheck disable=SC2086
-		kill -9 $pids 2>/dev/null || true
-		sleep 0.1
-	done
-	[ -z "$(in_root_pids)" ] || { say "processes left in the root: $(in_root_pids | tr '\n' ' ')"; left=1; }
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		m=${MOUNTS[i]}
-		umount -R "$m" 2>/dev/null || umount -Rl "$m" || { say "cannot unmount $m"; left=1; }
-	done
-	if [ $left -eq 0 ] && ! grep -qF " $ROOT/" /proc/mounts; then
-		rm -rf --one-file-system "$WORK"
-	else
+	if ! bash "$SRC/.ci/reap-roots.sh" --own "$WORK"; then
 		say "left $WORK in place (see above)"
 		[ $st -ne 0 ] || st=1
 	fi
@@ -181,7 +160,6 @@ bind() {
 	mkdir -p "$ROOT$2"
 	mount --rbind "$1" "$ROOT$2"
 	mount --make-rslave "$ROOT$2"
-	MOUNTS+=("$ROOT$2")
 }
 bind /proc /proc
 bind /sys /sys

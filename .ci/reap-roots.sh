@@ -10,10 +10,15 @@
 # (default 180: longer than any run). A root still in use is never
 # touched. Prints what it removed; exit status 1 when a root could not be
 # removed (it says why), else 0. Must run as root.
+# reap-roots.sh --own DIR: the same for one root, now: a run's own
+# cleanup (fresh-root.sh, at its exit), which left nothing running in it.
 set -euo pipefail
 
-[ $# -eq 1 ] || { echo "usage: reap-roots.sh CACHE" >&2; exit 2; }
-CACHE=$1
+case "$#:${1:-}" in
+2:--own) OWN=$2 ;;
+1:*) OWN='' CACHE=$1 ;;
+*) echo "usage: reap-roots.sh CACHE | reap-roots.sh --own DIR" >&2; exit 2 ;;
+esac
 STALE_MINUTES=${STALE_MINUTES:-180}
 case $STALE_MINUTES in '' | *[!0-9]*) echo "reap-roots.sh: STALE_MINUTES is a count of minutes ('$STALE_MINUTES')" >&2; exit 2 ;; esac
 say() { echo "reap-roots: $*" >&2; }
@@ -41,8 +46,9 @@ rooted_in() {
 	return 0
 }
 
+# reap DIR WHY: kills what runs in DIR, undoes its mounts, removes it.
 reap() {
-	local dir=$1 pids m
+	local dir=$1 why=$2 pids m
 	for _ in $(seq 1 50); do
 		pids=$(rooted_in "$dir")
 		[ -n "$pids" ] || break
@@ -62,13 +68,14 @@ reap() {
 		return 1
 	fi
 	rm -rf --one-file-system "$dir"
-	say "removed $dir (its run was gone)"
+	[ -z "$why" ] || say "removed $dir ($why)"
 }
 
+[ -z "$OWN" ] || { reap "$OWN" ""; exit; }
 st=0
 for dir in "$CACHE"/run.*; do
 	[ -d "$dir" ] || continue
 	orphaned "$dir" || continue
-	reap "$dir" || st=1
+	reap "$dir" "its run was gone" || st=1
 done
 exit $st

@@ -4,12 +4,13 @@
 # root in use. A cache folder of four roots: one whose owner is dead, with
 # a tmpfs mounted two deep (a space in its path) and a process chrooted in
 # it; one whose owner is alive (a fresh-root.sh stand-in); one without an
-# owner file, new; one without, older than STALE_MINUTES. Needs root (mount,
+# owner file, new; one without, older than STALE_MINUTES. Then --own, a
+# run's own cleanup: the live root goes, mounts and all. Needs root (mount,
 # chroot); skipped without.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (mounts)"
 command -v chroot >/dev/null || skip_all "no chroot"
-plan 10
+plan 14
 
 REAP=$ROOT/.ci/reap-roots.sh
 C=$TMP/cache
@@ -64,4 +65,12 @@ ok "a new root without an owner is kept" test -d "$C/run.new/root"
 ok "an old root without an owner is removed" test ! -e "$C/run.old"
 like "$TMP/err" "removed .*run.dead" "says what it removed"
 exits_with 2 "a bad STALE_MINUTES: status 2" env STALE_MINUTES=soon bash "$REAP" "$C"
+
+# --own: fresh-root.sh's cleanup of its own root, in use by its caller.
+mkdir "$C/run.live/root/tmp"
+mount -t tmpfs none "$C/run.live/root/tmp"
+exits_with 0 "--own: status 0" bash "$REAP" --own "$C/run.live"
+ok "  ... its root is removed though its owner runs" test ! -e "$C/run.live"
+ok "  ... nothing is left mounted under it" sh -c "! grep -qF '$C/run.live' /proc/mounts"
+exits_with 2 "no argument: usage, status 2" bash "$REAP"
 done_testing
