@@ -110,6 +110,13 @@ static void describe_end(struct launch_result *r, int wstatus, const char *prog,
 				   prog, timeout_s, r->status);
 		return;
 	}
+	if (r->lingered) {
+		set_reason(r,
+			   "%s outlived its Slurm step by %.0f s, every result written: ended "
+			   "(status %d)",
+			   prog, LAUNCH_LINGER_S, r->status);
+		return;
+	}
 	if (r->interrupted == SIGINT)
 		why = " (interrupted: SIGINT passed on)";
 	else if (r->interrupted == SIGHUP)
@@ -283,6 +290,8 @@ static int start_child(const struct launch_child *c, int logfd, const sigset_t *
 	return rc;
 }
 
+static int srun_lingers(const struct launch_child *c, pid_t pgid, double *done_at);
+
 /* Waits for the child's exit: at its time limit the group pgid gets
  * SIGTERM, then SIGKILL after the grace period; SIGINT and SIGTERM sent to
  * us are passed on to the group, SIGHUP (a terminal gone) as SIGTERM, and
@@ -294,6 +303,7 @@ static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const
 {
 	double grace = c->grace_s > 0 ? c->grace_s : LAUNCH_GRACE_S;
 	double term_at = c->timeout_s > 0 ? start + c->timeout_s : -1, kill_at = -1;
+	double poll_at = c->work_done ? start + LAUNCH_POLL_S : -1, done_at = -1;
 
 	for (;;) {
 		double until = term_at;
@@ -311,6 +321,16 @@ static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const
 		}
 		if (kill_at >= 0 && (until < 0 || kill_at < until))
 			until = kill_at;
+		if (poll_at >= 0 && now_s() >= poll_at) {
+			poll_at = now_s() + LAUNCH_POLL_S;
+			if (srun_lingers(c, pgid, &done_at)) {
+				r->lingered = 1;
+				kill(-pgid, SIGTERM);
+				kill_at = now_s() + grace;
+				term_at = poll_at = -1;
+			}
+			continue;
+		}
 		if (until >= 0 && now_s() >= until) {
 			if (kill_at >= 0 && now_s() >= kill_at) {
 				kill(-pgid, SIGKILL);
@@ -323,9 +343,11 @@ static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const
 			term_at = -1;
 			continue;
 		}
-		sig = wait_signal(waitset, until);
+		sig = wait_signal(waitset,
+				  poll_at >= 0 && (until < 0 || poll_at < until) ? poll_at : until);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
 			r->interrupted = sig;
+			poll_at = -1;
 			kill(-pgid, sig == SIGHUP ? SIGTERM : sig);
 			if (kill_at < 0)
 				kill_at = now_s() + grace;
@@ -441,28 +463,75 @@ static int wd_our_srun(const char *line, pid_t pgid)
 	return proc_pgrp(atol(colon + 1), &live) == (long)pgid && live;
 }
 
-/* The Slurm steps whose srun is in group pgid, from `scontrol -o show
- * step`, pushed to ids as "JOB.STEP". */
-static void wd_find_steps(char **envp, pid_t pgid, struct strvec *ids)
+/* What `scontrol -o show step` says (every step Slurm lists, a line
+ * each), malloc'd; NULL when it did not answer. */
+static char *slurm_steps(char **envp)
 {
 	char *const argv[] = { "scontrol", "-o", "show", "step", NULL };
 	int fd = memfd_create("sweetspot-steps", MFD_CLOEXEC);
-	char buf[1 << 16], *save = NULL;
-	ssize_t n;
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n = 1;
 
 	if (fd < 0)
-		return;
-	if (wd_run(argv, envp, fd, 10) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
-	    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
-		buf[n] = '\0';
-		for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			const char *id = strstr(l, "StepId=");
-
-			if (id && wd_our_srun(l, pgid))
-				strvec_pushf(ids, "%.*s", (int)strcspn(id + 7, " "), id + 7);
+		return NULL;
+	if (wd_run(argv, envp, fd, 10) == 0 && lseek(fd, 0, SEEK_SET) == 0) {
+		text = xstrdup("");
+		while (n > 0) {
+			if (len + 4096 + 1 > cap)
+				text = xrealloc(text, cap = 2 * cap + 4096 + 1);
+			n = read(fd, text + len, 4096);
+			len += n > 0 ? (size_t)n : 0;
 		}
+		text[len] = '\0';
 	}
 	close(fd);
+	return text;
+}
+
+/* The Slurm steps whose srun is in group pgid, from `scontrol -o show
+ * step`, pushed to ids as "JOB.STEP". 0, or -1 when Slurm did not answer. */
+static int wd_find_steps(char **envp, pid_t pgid, struct strvec *ids)
+{
+	char *text = slurm_steps(envp), *save = NULL;
+	int ret = text ? 0 : -1;
+
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		const char *id = strstr(l, "StepId=");
+
+		if (id && wd_our_srun(l, pgid))
+			strvec_pushf(ids, "%.*s", (int)strcspn(id + 7, " "), id + 7);
+	}
+	free(text);
+	return ret;
+}
+
+/* Whether the child, an srun in group pgid, lingers (launch_child's
+ * work_done): its work done for LAUNCH_LINGER_S (since *done_at), and
+ * Slurm lists no step of an srun of the group. A Slurm that does not
+ * answer says nothing: the time limit stays the judge. */
+static int srun_lingers(const struct launch_child *c, pid_t pgid, double *done_at)
+{
+	const char *prog = strrchr(c->argv->v[0], '/');
+	struct strvec ids = STRVEC_INIT;
+	char **envp;
+	int gone;
+
+	prog = prog ? prog + 1 : c->argv->v[0];
+	if (strcmp(prog, "srun") || !c->work_done(c->work_arg)) {
+		*done_at = -1;
+		return 0;
+	}
+	if (*done_at < 0)
+		*done_at = now_s();
+	if (now_s() - *done_at < LAUNCH_LINGER_S)
+		return 0;
+	envp = child_environ(c->env);
+	gone = wd_find_steps(envp, pgid, &ids) == 0 && ids.nr == 0;
+	strvec_clear(&ids);
+	free(envp);
+	return gone;
 }
 
 /* Every process of the launch, the watchdog left out: the members of

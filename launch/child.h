@@ -29,9 +29,22 @@ struct launch_child {
 					 * sweetspot's, not dir's); NULL: inherited */
 	double timeout_s; /* wall-clock limit; 0: none */
 	double grace_s;	  /* SIGTERM -> SIGKILL delay; 0: LAUNCH_GRACE_S */
+	/* When set, polled every LAUNCH_POLL_S while the child runs: 1 once
+	 * the work it was started for is all done (its output complete). An
+	 * srun (argv[0]) still running LAUNCH_LINGER_S after that, whose
+	 * Slurm step is no longer listed (`scontrol -o show step`: no step
+	 * with an srun of its group), is ended as at a time limit, and
+	 * r->lingered says so. Slurm before 24.11 can leave srun waiting for
+	 * ever after every task of a heterogeneous step has ended (its PMIx
+	 * abort agents, one per component, race on one thread id: SchedMD
+	 * bug 16817); the work is whole, only the launcher hangs. */
+	int (*work_done)(void *arg);
+	void *work_arg;
 };
 
-#define LAUNCH_GRACE_S 5.0
+#define LAUNCH_GRACE_S	5.0
+#define LAUNCH_POLL_S	2.0
+#define LAUNCH_LINGER_S 10.0
 
 /* What happened. status follows the contract of every child process here:
  * -1 if it could not start (err holds the errno), else its exit code, or
@@ -42,6 +55,7 @@ struct launch_result {
 	int timed_out;	  /* the time limit was reached and the group killed */
 	int interrupted;  /* SIGINT, SIGTERM or SIGHUP sent to us and passed on, else 0 */
 	int strays;	  /* the group outlived the child and was killed */
+	int lingered;	  /* an srun outlived its step, its work done, and was ended */
 	pid_t pid;	  /* the child's pid, 0 if none */
 	pid_t pgid;	  /* its process group (led by the watchdog), 0 if none */
 	double wall_s;	  /* from spawn to the leader's exit */

@@ -237,7 +237,7 @@ static char *last_line(const char *log)
 static void cancel_job(const char *id, const char *log)
 {
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, log, 30, 0 };
+	struct launch_child c = { .argv = &av, .log = log, .timeout_s = 30 };
 	struct launch_result r;
 
 	strvec_pushv(&av, (const char *const[]){ "scancel", id, NULL });
@@ -249,7 +249,7 @@ static void cancel_job(const char *id, const char *log)
 int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status)
 {
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, NULL, s->timeout_s, 0 };
+	struct launch_child c = { .argv = &av, .timeout_s = s->timeout_s };
 	struct launch_result r;
 	char *log = s->log ? xstrdup(s->log) : xasprintf("%s.submit.log", s->script);
 	char *id = NULL, *why = NULL;
@@ -328,7 +328,7 @@ out:
 static char *query(const char *const *argv, const char *log, char **all)
 {
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, log, 30, 0 };
+	struct launch_child c = { .argv = &av, .log = log, .timeout_s = 30 };
 	struct launch_result r;
 	char *line = NULL, *first = NULL, *text = xstrdup(""), *next;
 	size_t cap = 0;

@@ -15,7 +15,9 @@
 #   other    none of those: printed whole, to be looked at.
 # Core files of crashed ranks are kept in the output folder (KEEP=DIR, else
 # a temporary one) for gdb. LAUNCHES (default 500) per launcher. SWEEPS
-# (default "mpirun srun") picks the sweeps; with KEEP=DIR a sweep that was
+# (default "mpirun srun") picks the sweeps ("het" adds a third: srun in a
+# heterogeneous allocation, hosts and DPUs as two components, the steps of
+# `submit --hetjob`); with KEEP=DIR a sweep that was
 # stopped resumes where it stopped (`sweetspot run` resumes its run), so
 # the mpirun sweep can run on its own while the testbed is busy.
 # Run under `flock /tmp/sweetspot-heavy.lock` when SWEEPS has srun: it
@@ -27,8 +29,8 @@ PATH=$BIN:$PATH
 LAUNCHES=${LAUNCHES:-500}
 LOAD=${LOAD:-2}
 SWEEPS=${SWEEPS:-mpirun srun}
-case " $SWEEPS " in *" mpirun "* | *" srun "*) ;; *)
-	echo "soak.sh: SWEEPS names no sweep (mpirun, srun): $SWEEPS" >&2
+case " $SWEEPS " in *" mpirun "* | *" srun "* | *" het "*) ;; *)
+	echo "soak.sh: SWEEPS names no sweep (mpirun, srun, het): $SWEEPS" >&2
 	exit 2
 	;;
 esac
@@ -103,16 +105,25 @@ has mpirun && RETRIES=0 spec "fk[1-2]" mpirun "launcher_args = [ \"--mca\", \"pl
 	"$reps" 120 >"$OUT/mpirun.cfg"
 has mpirun && { sweetspot run "$OUT/mpirun.cfg" --db "$OUT/mpirun.db" >>"$OUT/mpirun.out" 2>>"$OUT/mpirun.err" || true; }
 
-if has srun; then
+if has srun || has het; then
 	sh "$ROOT/tests/testbed/slurm-cluster.sh" up "$CLUSTER" >/dev/null
 	eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
+fi
+if has srun; then
 	RETRIES=0 spec "n[1-2]" srun "" "$reps" 120 >"$OUT/srun.cfg"
 	salloc -Q --nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2 \
 		sweetspot run "$OUT/srun.cfg" --db "$OUT/srun.db" >>"$OUT/srun.out" 2>>"$OUT/srun.err" || true
 fi
+# The heterogeneous allocation submit --hetjob asks for: hosts, then DPUs.
+if has het; then
+	RETRIES=0 spec "n[1-2]" srun "" "$reps" 120 >"$OUT/het.cfg"
+	salloc -Q --nodelist=n1,n2 --nodes=2 --ntasks-per-node=2 : \
+		--nodelist=n1-bf,n2-bf --nodes=2 --ntasks-per-node=2 \
+		sweetspot run "$OUT/het.cfg" --db "$OUT/het.db" >>"$OUT/het.out" 2>>"$OUT/het.err" || true
+fi
 echo "soak: $LAUNCHES launches per launcher, retries off, $LOAD spinning processes beside"
 printf '%-7s %8s %6s %5s %8s %5s %8s %6s\n' launcher launches ok hang runtime ours machine other
-for l in mpirun srun; do
+for l in mpirun srun het; do
 	[ -f "$OUT/$l.db" ] && report "$l" "$OUT/$l.db"
 done
 echo "target: 0 hangs; every failure classified (other: 0)"

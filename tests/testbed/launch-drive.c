@@ -31,7 +31,9 @@
 
 static int run(struct launch_cmd *cmd, double timeout, const char *log)
 {
-	struct launch_child c = { &cmd->argv, &cmd->env, NULL, log, timeout, 3 };
+	struct launch_child c = {
+		.argv = &cmd->argv, .env = &cmd->env, .log = log, .timeout_s = timeout, .grace_s = 3
+	};
 	struct launch_result r;
 	char *line = launch_child_line(&c);
 

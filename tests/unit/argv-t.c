@@ -321,7 +321,7 @@ static char *scontrol_show(const char *base, const char *what, const char *arg)
 {
 	struct strvec av = STRVEC_INIT, env = STRVEC_INIT, seen = STRVEC_INIT;
 	char *log = xasprintf("%s/scontrol.out", base), *text, *save = NULL, *out = NULL;
-	struct launch_child c = { &av, &env, NULL, log, 30, 0 };
+	struct launch_child c = { .argv = &av, .env = &env, .log = log, .timeout_s = 30 };
 	struct launch_result r;
 
 	write_file(base, "slurm.conf", "ClusterName=t\nSlurmctldHost=localhost\n", 0644);
@@ -436,7 +436,7 @@ static int scontrol_lines(const char *base, const char *what, const char *arg, s
 {
 	struct strvec av = STRVEC_INIT, env = STRVEC_INIT;
 	char *log = xasprintf("%s/scontrol-big.out", base), *line = NULL;
-	struct launch_child c = { &av, &env, NULL, log, 60, 0 };
+	struct launch_child c = { .argv = &av, .env = &env, .log = log, .timeout_s = 60 };
 	struct launch_result r;
 	size_t cap = 0;
 	ssize_t n;
@@ -490,7 +490,9 @@ static void large_step(const char *base, unsigned nodes, const char *fmt, const 
 	char self[4096], *dir = xasprintf("%s/large", base),
 			 *log = xasprintf("%s/fake-srun.log", base);
 	char *text, *list = NULL, *want_line;
-	struct launch_child c = { &cmd.argv, &cmd.env, NULL, log, 120, 0 };
+	struct launch_child c = {
+		.argv = &cmd.argv, .env = &cmd.env, .log = log, .timeout_s = 120
+	};
 	struct launch_result r;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	size_t longest = 0;
@@ -765,7 +767,9 @@ int main(int argc, char **argv)
 	       "... the -x value in its environment");
 	is_int(launch_check_installed(&cmd), 0, "... and mpirun is installed");
 	{
-		struct launch_child c = { &cmd.argv, &cmd.env, NULL, NULL, 60, 2 };
+		struct launch_child c = {
+			.argv = &cmd.argv, .env = &cmd.env, .timeout_s = 60, .grace_s = 2
+		};
 		struct launch_result r;
 		char *text, *sorted;
 
@@ -887,7 +891,7 @@ int main(int argc, char **argv)
 	strvec_clear(&env);
 	{
 		struct strvec rm = STRVEC_INIT;
-		struct launch_child c = { &rm, NULL, NULL, NULL, 30, 0 };
+		struct launch_child c = { .argv = &rm, .timeout_s = 30 };
 		struct launch_result r;
 
 		strvec_pushv(&rm, (const char *const[]){ "rm", "-rf", base, NULL });

@@ -86,7 +86,7 @@ static int process_gone(long pid)
 static int child_parent(int argc, char **argv)
 {
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, NULL, 60, 2 };
+	struct launch_child c = { .argv = &av, .timeout_s = 60, .grace_s = 2 };
 	struct launch_result r;
 
 	for (int i = 2; i < argc; i++)
@@ -242,7 +242,7 @@ static int run_sh(const char *script, double timeout, double grace, const char *
 		  struct launch_result *r)
 {
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, log, timeout, grace };
+	struct launch_child c = { .argv = &av, .log = log, .timeout_s = timeout, .grace_s = grace };
 	int st;
 
 	strvec_pushv(&av, (const char *const[]){ "sh", "-c", script, NULL });
@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 	/* A program that does not exist. */
 	{
 		struct strvec av = STRVEC_INIT;
-		struct launch_child c = { &av, NULL, NULL, log, 0, 0 };
+		struct launch_child c = { .argv = &av, .log = log };
 
 		strvec_push(&av, "sweetspot-no-such-program");
 		is_int(launch_spawn(&c, &r), -1, "a program that does not exist: -1");
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 			"",	     "tab\there",	"new\nline", "x>y|z&",	   NULL
 		};
 		struct strvec av = STRVEC_INIT;
-		struct launch_child c = { &av, NULL, NULL, log, 5, 0 };
+		struct launch_child c = { .argv = &av, .log = log, .timeout_s = 5 };
 		size_t len, want = 0, pos = 0;
 		int same = 1;
 
@@ -376,7 +376,9 @@ int main(int argc, char **argv)
 	/* Extra environment entries and the working folder. */
 	{
 		struct strvec av = STRVEC_INIT, env = STRVEC_INIT;
-		struct launch_child c = { &av, &env, tmpdir, log, 5, 0 };
+		struct launch_child c = {
+			.argv = &av, .env = &env, .dir = tmpdir, .log = log, .timeout_s = 5
+		};
 		char *want;
 
 		setenv("SWEETSPOT_T_REPLACED", "old", 1);

@@ -110,7 +110,7 @@ int main(void)
 	/* What /bin/sh makes of the body: the words come back exact. */
 	{
 		struct strvec echo = STRVEC_INIT, av = STRVEC_INIT;
-		struct launch_child c = { &av, NULL, NULL, NULL, 30, 0 };
+		struct launch_child c = { .argv = &av, .timeout_s = 30 };
 		struct launch_result r;
 		char *out = xasprintf("%s/words", dir), *sh = xasprintf("%s/run.sh", dir);
 
@@ -290,7 +290,7 @@ int main(void)
 
 	{
 		struct strvec rm = STRVEC_INIT;
-		struct launch_child c = { &rm, NULL, NULL, NULL, 30, 0 };
+		struct launch_child c = { .argv = &rm, .timeout_s = 30 };
 		struct launch_result r;
 
 		strvec_pushv(&rm, (const char *const[]){ "rm", "-rf", dir, NULL });

@@ -156,7 +156,7 @@ static int cluster_nodes(struct strvec *names, struct strvec *cpus)
 {
 	char log[] = "/tmp/sweetspot-init.XXXXXX", *line = NULL, name[256];
 	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { &av, NULL, NULL, log, 30, 0 };
+	struct launch_child c = { .argv = &av, .log = log, .timeout_s = 30 };
 	struct launch_result r;
 	size_t cap = 0;
 	unsigned n;

@@ -309,7 +309,25 @@ struct prepared {
 	char *dir, *points_path, *log_path, *line;
 	struct launch_cmd cmd;
 	struct launch_child child;
+	size_t points; /* the launch's records, for points_written() */
 };
+
+/* launch_child's work_done: the kernel has written every record of the
+ * launch (whole lines; it closes its output before MPI_Finalize). */
+static int points_written(void *arg)
+{
+	const struct prepared *pp = arg;
+	FILE *f = fopen(pp->points_path, "r");
+	size_t lines = 0;
+	int ch;
+
+	if (!f)
+		return 0;
+	while (lines < pp->points && (ch = getc(f)) != EOF)
+		lines += ch == '\n';
+	fclose(f);
+	return lines >= pp->points;
+}
 
 static void prepared_release(struct prepared *pp)
 {
@@ -362,6 +380,13 @@ static int prepare(const struct runner *r, const struct runner_job *job, const c
 	pp->child.dir = pp->dir;
 	pp->child.log = pp->log_path;
 	pp->child.timeout_s = r->spec->time_limit;
+	/* An srun that outlives its step, every point written, is ended
+	 * (launch_child.work_done: a Slurm bug, not the kernel's). */
+	if (r->launcher == LAUNCHER_SRUN && job->points) {
+		pp->points = job->points;
+		pp->child.work_done = points_written;
+		pp->child.work_arg = pp;
+	}
 	return 0;
 }
 
@@ -493,7 +518,7 @@ static void judge(const struct runner *r, const struct runner_job *job, const ch
 		if (!*reason && oc->pts[i].valid && job->layout)
 			check_placement(r->spec, job->layout, &oc->pts[i], reason, rlen);
 	}
-	if (res->status != 0) {
+	if (res->status != 0 && !res->lingered) {
 		/* The launcher's end first: it is what went wrong. */
 		char *both;
 
@@ -515,6 +540,23 @@ static void judge(const struct runner *r, const struct runner_job *job, const ch
 		snprintf(reason + len, rlen - len, "%s%zu invalid point%s (validation failed)",
 			 len ? "; " : "", invalid, invalid == 1 ? "" : "s");
 	}
+}
+
+/* An srun ended after its step had (launch_child.work_done), in the
+ * launch's log and on stderr: the launch stands on its records alone. */
+static void say_lingered(const struct runner_job *job, unsigned rep, const char *log,
+			 const struct launch_result *res)
+{
+	const char *why = "; Slurm before 24.11 can leave srun waiting after a heterogeneous "
+			  "step has ended (SchedMD bug 16817)";
+	FILE *f = fopen(log, "a");
+
+	if (f) {
+		fprintf(f, "sweetspot: %s%s\n", res->reason, why);
+		fclose(f);
+	}
+	fprintf(stderr, "sweetspot: warning: %s r%u: %s%s; the launch is judged by its points\n",
+		job->row.id, rep, res->reason, why);
 }
 
 /* Spawns a prepared launch and records it with its points. Returns 0 when
@@ -539,6 +581,8 @@ static int execute(struct runner *r, const struct runner_job *job, unsigned rep,
 	if (res.status != -1 && job->points)
 		read_points(pp->points_path, oc);
 	judge(r, job, pp->log_path, &res, oc);
+	if (res.lingered)
+		say_lingered(job, rep, pp->log_path, &res);
 	rec.run = r->run.id;
 	rec.layout = job->row;
 	rec.repetition = (int)rep;
