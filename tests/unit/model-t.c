@@ -1,8 +1,9 @@
 /* tests/unit/model-t.c: the model's simulator against times worked out by
  * hand from its stated rules (model.h): one network write, two reads that
  * serialise on the root's NIC (or not, with no shared cost), a flag seen
- * `poll` late, CPU stretch on an oversubscribed node, onload workers on
- * cores shared fairly with computing hosts, a deadlock found,
+ * `poll` late, CPU stretch on an oversubscribed node past the scheduler's
+ * slice (none within it), onload workers on cores shared fairly with
+ * computing hosts past the slice, a deadlock found,
  * and every collective x algorithm x assignment of the builders simulated
  * without deadlock at several worker counts. */
 #include "tap.h"
@@ -96,17 +97,29 @@ static void oversubscribed(void)
 	struct model_machine mc = { 1, 4, 1, 1, 0, 4, 0, 0 };
 	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
 				  0,	      0,	  0,	     DT_INT32, RO_SUM };
-	struct model_pred a, b;
+	struct model_pred a, b, c;
 
 	p.path[PATH_SHM].g_share = 0;
 	model_predict(&p, &mc, &pt, &a);
 	/* three synchronous copies by the root: t0 + 3 (o + m g + L) */
 	ok(near(a.ref_us, 0.25 + 3 * (0.5 + 2 + 2)), "shm copies are the root's CPU: %g", a.ref_us);
 	mc.host_cores = 2;
+	model_predict(&p, &mc, &pt, &c);
+	/* 14 us of phase, far within the slice: each rank runs unshared, timed
+	 * from its own start, as on 4 cores. */
+	ok(near(c.ref_us, a.ref_us), "4 ranks on 2 cores, within the slice: unshared: %g",
+	   c.ref_us);
+	p.slice = 0;
 	model_predict(&p, &mc, &pt, &b);
 	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)),
-	   "4 ranks on 2 cores: CPU costs x2: %g", b.ref_us);
+	   "4 ranks on 2 cores, no slice: CPU costs x2: %g", b.ref_us);
 	ok(b.total_us >= b.compute_us && b.total_us >= b.comm_us, "onload total bounds");
+	/* A slice of 1 us: t0 0.25 and the first o 0.5 whole, of the first
+	 * copy 0.25 whole and 1.75 stretched, every CPU cost after it x2. */
+	p.slice = 1;
+	model_predict(&p, &mc, &pt, &b);
+	ok(near(b.ref_us, 0.25 + 0.5 + (0.25 + 2 * 1.75) + 2 + 2 * (2 * 0.5 + 2 * 2 + 2)),
+	   "a slice of 1 us: the CPU past it x2: %g", b.ref_us);
 }
 
 /* Processes of CPU work d[] on c cores shared fairly, by hand: n equal
@@ -150,6 +163,7 @@ static void shared_cores(void)
 
 	p.path[PATH_SHM].g_share = 0;
 	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2; /* the workers' copies */
+	p.slice = 0; /* shared from the first microsecond */
 	for (int w = 1; w <= 2; w++) {
 		struct model_machine mc = { 1, 4, w, w, 0, 2, 0, 0 };
 		struct model_pred *o = w == 1 ? &a : &b;
@@ -171,6 +185,44 @@ static void shared_cores(void)
 	   "one worker doing it all is slower (%g us against %g), beyond the node's work over its "
 	   "cores (%g)",
 	   a.total_us, b.total_us, (2 * a.compute_us + a.worker_cpu.total) / 2);
+}
+
+/* The same past the scheduler's slice s (model.h): every process runs its
+ * first s unshared, timed from its own start; the hosts' compute, measured
+ * in wall time, is s of CPU work and half of the rest (4 hosts, 2 cores);
+ * only the work past s is shared. Within the slice, the total is the
+ * larger of compute and comm. */
+static void sliced_cores(void)
+{
+	struct model_params p = flat();
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1 << 16,	1 << 16, 0,
+				  0,	       0,	   0,	      DT_INT32, RO_SUM };
+	struct model_machine mc = { 1, 4, 1, 1, 0, 2, 0, 0 };
+	struct model_pred o, q;
+	double s = p.slice, h, w, t;
+
+	p.path[PATH_SHM].g_share = 0;
+	pt.m = pt.mmax = 4096;
+	o.compute_us = o.comm_us = s;
+	if (model_predict(&p, &mc, &pt, &o))
+		o.compute_us = s;
+	ok(o.compute_us < s && o.comm_us < s,
+	   "onload, within the slice: predicted (compute %g, comm %g us)", o.compute_us, o.comm_us);
+	ok(near(o.total_us, fmax(o.compute_us, o.comm_us)),
+	   "within the slice: total %g = max(compute, comm), unshared", o.total_us);
+	p.slice = 0;
+	model_predict(&p, &mc, &pt, &q);
+	ok(q.total_us > o.total_us * 1.1, "shared from the first microsecond it would be %g",
+	   q.total_us);
+	p.slice = s;
+	pt.m = pt.mmax = 1 << 16;
+	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2;
+	model_predict(&p, &mc, &pt, &o);
+	h = o.compute_us > s ? s + (o.compute_us - s) / 2 : o.compute_us;
+	w = o.worker_cpu.total;
+	t = fmin(s, fmax(h, w)) + by_hand(4, fmax(h - s, 0), (double[]){ fmax(w - s, 0) }, 1, 2);
+	ok(o.compute_us > s && w > s && near(o.total_us, fmax(t, fmax(o.compute_us, o.comm_us))),
+	   "past the slice: total %g = the slice + the rest shared fairly %g", o.total_us, t);
 }
 
 static void deadlock(void)
@@ -355,12 +407,13 @@ static void fit_floor(void)
 
 int main(void)
 {
-	plan(33);
+	plan(39);
 	one_write();
 	two_reads();
 	poll_delay();
 	oversubscribed();
 	shared_cores();
+	sliced_cores();
 	deadlock();
 	every_schedule();
 	platform_params();

@@ -6,7 +6,9 @@
  * The total is the largest of compute, comm and, onload, the time a node's
  * hosts and workers take on its cores shared fairly: onload workers share
  * the hosts' cores, a compute phase that fills them leaves the workers
- * only a share, and a worker, one process, never runs on two cores.
+ * only a share, and a worker, one process, never runs on two cores. The
+ * sharing starts past the scheduler's slice (model.h): shorter work runs
+ * unshared, and the kernel times each rank from its own start.
  */
 #include "model.h"
 #include "coll.h"
@@ -29,6 +31,7 @@ void model_params_default(struct model_params *p)
 	p->g_copy = 1e-4;
 	p->poll = 1.0;
 	p->t0 = 0.05;
+	p->slice = MODEL_SLICE;
 	p->noise = 0.05;
 	p->resid = 0.10;
 }
@@ -175,23 +178,32 @@ static int cmp_double(const void *a, const void *b)
  * its share of the cores) and workers (its busiest worker's CPU work and
  * the rest of the node's spread evenly over the others) on the node's
  * cores. A worker is one process: it cannot use more than one core, and
- * while the hosts compute it gets a share of one. */
-static double onload_cpu_bound(const struct model_machine *mc, const struct model_cpu *cpu,
-			       double compute_us)
+ * while the hosts compute it gets a share of one. Every process runs its
+ * first slice unshared, timed from its own start (model_sim.c), so only
+ * the work past it is shared, and the hosts' compute, calibrated in wall
+ * time, is that much CPU work up to the slice. */
+static double onload_cpu_bound(const struct model_params *p, const struct model_machine *mc,
+			       const struct model_cpu *cpu, double compute_us)
 {
 	int wnodes = (mc->W + mc->wpn - 1) / mc->wpn, w = mc->wpn < mc->W ? mc->wpn : mc->W;
 	int n = mc->ppn + w;
 	double speed = mc->ppn > mc->host_cores ? (double)mc->host_cores / mc->ppn : 1;
 	double node = cpu->total / wnodes, rest = w > 1 ? (node - cpu->busiest) / (w - 1) : 0;
-	double *d = xmalloc((size_t)n * sizeof(*d)), t;
+	double host = compute_us > p->slice ? p->slice + (compute_us - p->slice) * speed :
+					      compute_us;
+	double *d = xmalloc((size_t)n * sizeof(*d)), t, most = 0;
 
 	for (int i = 0; i < mc->ppn; i++)
-		d[i] = compute_us * speed;
+		d[i] = host;
 	d[mc->ppn] = w > 1 ? cpu->busiest : node;
 	for (int i = mc->ppn + 1; i < n; i++)
 		d[i] = rest > 0 ? rest : 0;
+	for (int i = 0; i < n; i++) {
+		most = d[i] > most ? d[i] : most;
+		d[i] = d[i] > p->slice ? d[i] - p->slice : 0;
+	}
 	qsort(d, (size_t)n, sizeof(*d), cmp_double);
-	t = shared_cores(d, n, mc->host_cores);
+	t = (most < p->slice ? most : p->slice) + shared_cores(d, n, mc->host_cores);
 	free(d);
 	return t;
 }
@@ -202,7 +214,7 @@ static void derive(const struct model_params *p, const struct model_machine *mc,
 	double sd = sqrt(p->resid * p->resid + p->noise * p->noise), t = o->compute_us;
 
 	if (!mc->dpu && mc->host_cores > 0) {
-		double u = onload_cpu_bound(mc, cpu, o->compute_us);
+		double u = onload_cpu_bound(p, mc, cpu, o->compute_us);
 
 		if (u > t)
 			t = u;

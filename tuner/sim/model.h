@@ -23,7 +23,10 @@
  * ready remote operation (o each), runs ready local arithmetic, takes
  * satisfied flags, then waits for everything it posted; a flag is seen
  * `poll` after the signal lands. Where a node has fewer cores than active
- * ranks, every CPU cost of that phase stretches by active / cores.
+ * ranks, a rank's CPU costs stretch by active / cores once its CPU work in
+ * the phase passes the scheduler's time slice (`slice`): the OS hands a
+ * core to a process for a slice at least, and the kernel times every rank
+ * from its own start, so a phase shorter than that is never seen shared.
  * Parameters come from calibration (model_fit.c); the simulator is pure C.
  * Where every node's schedules are node 0's shifted by whole nodes, node
  * 0's ranks are simulated for every node's (model_sim_classes), with the
@@ -53,6 +56,9 @@ struct model_params {
 	double g_copy;	 /* CPU us per byte of a local copy */
 	double poll;	 /* us from a signal landing to its waiter seeing it */
 	double t0;	 /* us every active rank spends per iteration anyway */
+	/* CPU us a process runs unshared on an oversubscribed core before
+	 * the OS shares it: the scheduler's slice, not fitted (MODEL_SLICE). */
+	double slice;
 	/* Quality, from calibration: relative (log) residual rms of the fit,
 	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
 	double resid, noise, r2;
@@ -63,6 +69,11 @@ struct model_params {
 /* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
  * memory or link these kernels run on; the SMPI platform's ceiling too. */
 #define MODEL_G_MIN 1e-6
+
+/* Linux's scheduler gives a runnable process the core for a base slice of
+ * 0.75 ms (CFS's sched_min_granularity, EEVDF's base_slice), times 1 +
+ * log2(cores) up to 8 cores: the least of them. */
+#define MODEL_SLICE 750.0
 
 /* Defaults of a machine never measured (order of magnitude of a
  * 100 Gb/s NIC and a DDR4 node); calibration replaces them. */

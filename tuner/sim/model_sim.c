@@ -67,6 +67,7 @@ struct rank {
 	int node, dpu, blocked;
 	double f;
 	double cpu; /* CPU work done, unstretched */
+	double ran; /* CPU work done, t0 too: the part of a slice used */
 	struct chan *ch;
 	size_t nch;
 };
@@ -246,6 +247,17 @@ static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, in
 	return start + lk->L + (double)len * g;
 }
 
+/* The time CPU work `work` of rank k takes: unshared while the rank's work
+ * in the phase is within the scheduler's slice, stretched by f beyond. */
+static double cpu_run(const struct sim *s, struct rank *k, double work)
+{
+	double left = s->p->slice > k->ran ? s->p->slice - k->ran : 0;
+	double whole = work < left ? work : left;
+
+	k->ran += work;
+	return whole + (work - whole) * k->f;
+}
+
 /* Posts remote op i of rank k: its completion time; moves the clock. */
 static double post(struct sim *s, struct rank *k, size_t i)
 {
@@ -258,7 +270,7 @@ static double post(struct sim *s, struct rank *k, size_t i)
 	/* Classes: the peer's node's resources are node 0's (k is on it). */
 	int rnode = s->fold ? k->node : pnode;
 
-	k->t += s->p->o * k->f;
+	k->t += cpu_run(s, k, s->p->o);
 	k->cpu += s->p->o;
 	if (pk == PATH_SHM && !s->mc->shm_rma) {
 		/* The rma transport copies it at once, with our CPU, through
@@ -267,7 +279,7 @@ static double post(struct sim *s, struct rank *k, size_t i)
 		double start = later(k->t, *bus);
 
 		*bus = start + (double)len * lk->g_share;
-		k->t = later(k->t + (double)len * g * k->f, *bus) + lk->L;
+		k->t = later(k->t + cpu_run(s, k, (double)len * g), *bus) + lk->L;
 		k->cpu += (double)len * g;
 		done = k->t;
 	} else {
@@ -304,7 +316,7 @@ static void step(struct sim *s, struct rank *k)
 			   op->kind == OP_COPY	 ? s->p->g_copy :
 						   0;
 
-		k->t += (double)op->len * g * k->f;
+		k->t += cpu_run(s, k, (double)op->len * g);
 		k->cpu += (double)op->len * g;
 		complete(k, k->lq[k->lh++]);
 		return;
@@ -354,7 +366,7 @@ static void rank_init(struct sim *s, int i, int r, const struct sched *sc, doubl
 	k->id = r;
 	k->slot = slot_of(s->mc, r);
 	k->f = f;
-	k->t = sc->n ? s->p->t0 * f : 0;
+	k->t = sc->n ? cpu_run(s, k, s->p->t0) : 0;
 	k->node = model_rank_node(s->mc, r, &k->dpu);
 	k->left = xmalloc(n * sizeof(*k->left));
 	k->rq = xmalloc(3 * n * sizeof(*k->rq));
