@@ -13,8 +13,10 @@
 #include "error.h"
 #include "parse.h"
 #include "store.h"
+#include "xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int model_obs_from_point(const struct store_point *p, const struct model_env *env,
@@ -179,6 +181,54 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 	p->r2 = r2_of(obs, n, best);
 	p->npoints = (int)n;
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+size_t model_obs_medians(struct model_obs *obs, size_t n)
+{
+	double *v = xmalloc(5 * (n ? n : 1) * sizeof(*v));
+	char *taken = xcalloc(n ? n : 1, 1);
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct model_obs o = obs[i];
+		size_t k = 0;
+
+		if (taken[i])
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (!taken[j] && !strcmp(o.layout, obs[j].layout) &&
+			    model_point_same(&o.pt, &obs[j].pt)) {
+				taken[j] = 1;
+				v[k] = obs[j].ref_us;
+				v[n + k] = obs[j].comm_us;
+				v[2 * n + k] = obs[j].total_us;
+				v[3 * n + k] = obs[j].oe_measured;
+				v[4 * n + k] = obs[j].oe_paper;
+				k++;
+			}
+		o.ref_us = median_of(v, k);
+		o.comm_us = median_of(v + n, k);
+		o.total_us = median_of(v + 2 * n, k);
+		o.oe_measured = median_of(v + 3 * n, k);
+		o.oe_paper = median_of(v + 4 * n, k);
+		obs[out++] = o;
+	}
+	free(taken);
+	free(v);
+	return out;
 }
 
 double model_noise(const struct model_obs *obs, size_t n)

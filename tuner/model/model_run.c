@@ -155,14 +155,16 @@ static int cal_measure(struct runner *r, const struct layout *l, size_t nl,
 /* The fit of obs[0 .. n), its launch noise, and the parameters stored
  * under key as calibrated from run. 0 or -1. */
 static int fit_save(struct store *st, const char *key, const struct spec *cal, long long run,
-		    const struct model_obs *obs, size_t n, struct model_params *p)
+		    struct model_obs *obs, size_t n, struct model_params *p)
 {
+	double noise = model_noise(obs, n);
+
+	/* The fit sees each point's median over its launches, as --check. */
+	n = model_obs_medians(obs, n);
 	model_params_default(p);
 	if (model_fit(obs, n, p))
 		return -1;
-	p->noise = model_noise(obs, n);
-	if (isnan(p->noise))
-		p->noise = p->resid;
+	p->noise = isnan(noise) ? p->resid : noise;
 	return store_model_save(st, key, cal->hash, run, cal->transport ? cal->transport : "auto",
 				p);
 }

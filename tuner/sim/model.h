@@ -204,6 +204,12 @@ int model_obs_from_point(const struct store_point *p, const struct model_env *en
  * values and are left out of p->calibrated. 0, or -1 after error(). */
 int model_fit(const struct model_obs *obs, size_t n, struct model_params *p);
 
+/* Reduces obs to one observation per layout and point, in the order of
+ * their first launch: the median of each time over its launches (the
+ * statistic --check compares, which one disturbed launch does not move).
+ * The count left. */
+size_t model_obs_medians(struct model_obs *obs, size_t n);
+
 /* Launch-to-launch relative spread: the rms over points measured in
  * several launches of the log of one launch's total over the mean. */
 double model_noise(const struct model_obs *obs, size_t n);
