@@ -38,45 +38,22 @@ static double median(double *v, size_t n)
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
 }
 
-/* Repetitions of one point: consecutive in the store's order. */
-static int same_point(const struct model_obs *a, const struct model_obs *b)
-{
-	return !strcmp(a->layout, b->layout) && model_point_same(&a->pt, &b->pt);
-}
-
 static size_t collect(const struct store_point *pts, size_t n, const struct model_env *env,
 		      struct cpoint **out)
 {
 	struct model_obs *obs = xcalloc(n ? n : 1, sizeof(*obs));
 	struct cpoint *cp = xcalloc(n ? n : 1, sizeof(*cp));
-	double *v = xmalloc(5 * (n ? n : 1) * sizeof(*v));
-	size_t no = 0, nc = 0;
+	size_t no = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (!model_obs_from_point(&pts[i], env, &obs[no]))
 			no++;
-	for (size_t i = 0, j; i < no; i = j) {
-		size_t k = 0;
-
-		for (j = i; j < no && same_point(&obs[i], &obs[j]); j++, k++) {
-			v[k] = obs[j].ref_us;
-			v[no + k] = obs[j].comm_us;
-			v[2 * no + k] = obs[j].total_us;
-			v[3 * no + k] = obs[j].oe_measured;
-			v[4 * no + k] = obs[j].oe_paper;
-		}
-		cp[nc].o = obs[i];
-		cp[nc].o.ref_us = median(v, k);
-		cp[nc].o.comm_us = median(v + no, k);
-		cp[nc].o.total_us = median(v + 2 * no, k);
-		cp[nc].o.oe_measured = median(v + 3 * no, k);
-		cp[nc].o.oe_paper = median(v + 4 * no, k);
-		nc++;
-	}
+	no = model_obs_medians(obs, no);
+	for (size_t i = 0; i < no; i++)
+		cp[i].o = obs[i];
 	free(obs);
-	free(v);
 	*out = cp;
-	return nc;
+	return no;
 }
 
 /* Per collective (c = COLL_N: all): median and max of the errors. */
