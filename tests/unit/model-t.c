@@ -109,14 +109,14 @@ static void oversubscribed(void)
 	 * from its own start, as on 4 cores. */
 	ok(near(c.ref_us, a.ref_us), "4 ranks on 2 cores, within the slice: unshared: %g",
 	   c.ref_us);
-	p.slice = 0;
+	p.os_slice = 0;
 	model_predict(&p, &mc, &pt, &b);
 	ok(near(b.ref_us, 2 * 0.25 + 3 * (2 * 0.5 + 2 * 2 + 2)),
 	   "4 ranks on 2 cores, no slice: CPU costs x2: %g", b.ref_us);
 	ok(b.total_us >= b.compute_us && b.total_us >= b.comm_us, "onload total bounds");
 	/* A slice of 1 us: t0 0.25 and the first o 0.5 whole, of the first
 	 * copy 0.25 whole and 1.75 stretched, every CPU cost after it x2. */
-	p.slice = 1;
+	p.os_slice = 1;
 	model_predict(&p, &mc, &pt, &b);
 	ok(near(b.ref_us, 0.25 + 0.5 + (0.25 + 2 * 1.75) + 2 + 2 * (2 * 0.5 + 2 * 2 + 2)),
 	   "a slice of 1 us: the CPU past it x2: %g", b.ref_us);
@@ -163,7 +163,7 @@ static void shared_cores(void)
 
 	p.path[PATH_SHM].g_share = 0;
 	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2; /* the workers' copies */
-	p.slice = 0; /* shared from the first microsecond */
+	p.os_slice = 0; /* shared from the first microsecond */
 	for (int w = 1; w <= 2; w++) {
 		struct model_machine mc = { 1, 4, w, w, 0, 2, 0, 0 };
 		struct model_pred *o = w == 1 ? &a : &b;
@@ -199,7 +199,7 @@ static void sliced_cores(void)
 				  0,	       0,	   0,	      DT_INT32, RO_SUM };
 	struct model_machine mc = { 1, 4, 1, 1, 0, 2, 0, 0 };
 	struct model_pred o, q;
-	double s = p.slice, h, w, t;
+	double s = p.os_slice, h, w, t;
 
 	p.path[PATH_SHM].g_share = 0;
 	pt.m = pt.mmax = 4096;
@@ -210,11 +210,11 @@ static void sliced_cores(void)
 	   "onload, within the slice: predicted (compute %g, comm %g us)", o.compute_us, o.comm_us);
 	ok(near(o.total_us, fmax(o.compute_us, o.comm_us)),
 	   "within the slice: total %g = max(compute, comm), unshared", o.total_us);
-	p.slice = 0;
+	p.os_slice = 0;
 	model_predict(&p, &mc, &pt, &q);
 	ok(q.total_us > o.total_us * 1.1, "shared from the first microsecond it would be %g",
 	   q.total_us);
-	p.slice = s;
+	p.os_slice = s;
 	pt.m = pt.mmax = 1 << 16;
 	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2;
 	model_predict(&p, &mc, &pt, &o);

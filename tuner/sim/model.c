@@ -31,7 +31,7 @@ void model_params_default(struct model_params *p)
 	p->g_copy = 1e-4;
 	p->poll = 1.0;
 	p->t0 = 0.05;
-	p->slice = MODEL_SLICE;
+	p->os_slice = MODEL_OS_SLICE;
 	p->noise = 0.05;
 	p->resid = 0.10;
 }
@@ -189,8 +189,8 @@ static double onload_cpu_bound(const struct model_params *p, const struct model_
 	int n = mc->ppn + w;
 	double speed = mc->ppn > mc->host_cores ? (double)mc->host_cores / mc->ppn : 1;
 	double node = cpu->total / wnodes, rest = w > 1 ? (node - cpu->busiest) / (w - 1) : 0;
-	double host = compute_us > p->slice ? p->slice + (compute_us - p->slice) * speed :
-					      compute_us;
+	double host = compute_us > p->os_slice ? p->os_slice + (compute_us - p->os_slice) * speed :
+						 compute_us;
 	double *d = xmalloc((size_t)n * sizeof(*d)), t, most = 0;
 
 	for (int i = 0; i < mc->ppn; i++)
@@ -200,10 +200,10 @@ static double onload_cpu_bound(const struct model_params *p, const struct model_
 		d[i] = rest > 0 ? rest : 0;
 	for (int i = 0; i < n; i++) {
 		most = d[i] > most ? d[i] : most;
-		d[i] = d[i] > p->slice ? d[i] - p->slice : 0;
+		d[i] = d[i] > p->os_slice ? d[i] - p->os_slice : 0;
 	}
 	qsort(d, (size_t)n, sizeof(*d), cmp_double);
-	t = (most < p->slice ? most : p->slice) + shared_cores(d, n, mc->host_cores);
+	t = (most < p->os_slice ? most : p->os_slice) + shared_cores(d, n, mc->host_cores);
 	free(d);
 	return t;
 }

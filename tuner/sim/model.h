@@ -57,8 +57,8 @@ struct model_params {
 	double poll;	 /* us from a signal landing to its waiter seeing it */
 	double t0;	 /* us every active rank spends per iteration anyway */
 	/* CPU us a process runs unshared on an oversubscribed core before
-	 * the OS shares it: the scheduler's slice, not fitted (MODEL_SLICE). */
-	double slice;
+	 * the OS shares it: the scheduler's slice, not fitted (MODEL_OS_SLICE). */
+	double os_slice;
 	/* Quality, from calibration: relative (log) residual rms of the fit,
 	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
 	double resid, noise, r2;
@@ -73,7 +73,7 @@ struct model_params {
 /* Linux's scheduler gives a runnable process the core for a base slice of
  * 0.75 ms (CFS's sched_min_granularity, EEVDF's base_slice), times 1 +
  * log2(cores) up to 8 cores: the least of them. */
-#define MODEL_SLICE 750.0
+#define MODEL_OS_SLICE 750.0
 
 /* Defaults of a machine never measured (order of magnitude of a
  * 100 Gb/s NIC and a DDR4 node); calibration replaces them. */

@@ -251,7 +251,7 @@ static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, in
  * in the phase is within the scheduler's slice, stretched by f beyond. */
 static double cpu_run(const struct sim *s, struct rank *k, double work)
 {
-	double left = s->p->slice > k->ran ? s->p->slice - k->ran : 0;
+	double left = s->p->os_slice > k->ran ? s->p->os_slice - k->ran : 0;
 	double whole = work < left ? work : left;
 
 	k->ran += work;
