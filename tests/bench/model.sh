@@ -63,8 +63,9 @@ python3 - "$DB" "$T/swap.db" <<'P'
 import shutil, sqlite3, sys
 shutil.copy(sys.argv[1], sys.argv[2])
 db = sqlite3.connect(sys.argv[2])
+have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 for t, c in (("runs", "id"), ("launches", "run"), ("points", "run"), ("model_params", "run")):
-    for a, b in ((1, -1), (2, 1), (-1, 2)):
+    for a, b in ((1, -1), (2, 1), (-1, 2)) if t in have else ():
         db.execute("UPDATE %s SET %s = ? WHERE %s = ?" % (t, c, c), (b, a))
 db.commit()
 P
