@@ -30,7 +30,9 @@
  *     FAMILY_* below for what is asserted and why. --heldout scores 24
  *     landscapes of another generator (heldout()), for make bench;
  *     --seeds K scores every landscape of both over K noise replays, the
- *     search's mean regret against the grid's with its 95% interval;
+ *     search's mean regret against the grid's with its 95% interval
+ *     (--seeds K family|held-out [I]: that generator alone, or its
+ *     landscape I alone, to study one landscape in seconds);
  *     --decisions runs (a) and (b) alone, --power (b) alone; either
  *     followed by --cap N at N launches per configuration instead of 4.
  */
@@ -544,10 +546,10 @@ static unsigned test_family(const char *name, void (*make)(struct land *, unsign
  * replays' noise explains. Returns the number of those; the most of the
  * grid's launches a search used goes to *cost_max. */
 static unsigned test_spread(const char *name, void (*make)(struct land *, unsigned), unsigned nl,
-			    unsigned k, double *cost_max)
+			    unsigned k, long only_i, double *cost_max)
 {
 	static struct land ld;
-	unsigned above = 0, outside = 0, better = 0;
+	unsigned above = 0, outside = 0, better = 0, n = only_i >= 0 ? 1 : nl;
 	double tq = 1, lo = 1, hi = 100, sm = 0, gm = 0;
 
 	/* The t quantile by bisection on the two-sided p. */
@@ -562,6 +564,8 @@ static unsigned test_spread(const char *name, void (*make)(struct land *, unsign
 		double d[64], md = 0, vd = 0, ms = 0, mg = 0, h;
 		struct search_result r;
 
+		if (only_i >= 0 && i != (unsigned)only_i)
+			continue;
 		for (unsigned j = 0; j < k; j++) {
 			double a, b;
 
@@ -589,8 +593,8 @@ static unsigned test_spread(const char *name, void (*make)(struct land *, unsign
 		above += ms > mg;
 		outside += md - h > 0;
 		better += md + h < 0;
-		sm += ms / nl;
-		gm += mg / nl;
+		sm += ms / n;
+		gm += mg / n;
 		diag("%s %2u over %u replays: mean regret %.2f, grid %.2f; difference %+.2f, 95%% "
 		     "interval [%+.2f, %+.2f]%s",
 		     name, i, k, ms, mg, md, md - h, md + h,
@@ -601,7 +605,7 @@ static unsigned test_spread(const char *name, void (*make)(struct land *, unsign
 	diag("%s over %u replays each: mean regret %.2f against the grid's %.2f; above the grid's "
 	     "on %u of %u landscapes, beyond the replays' spread on %u; below it beyond the spread "
 	     "on %u",
-	     name, k, sm, gm, above, nl, outside, better);
+	     name, k, sm, gm, above, n, outside, better);
 	return outside;
 }
 
@@ -613,15 +617,34 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--seeds")) {
 		/* make bench: each landscape of both generators over k replays. */
 		int k = atoi(argv[2]);
+		const char *gen = argc > 3 ? argv[3] : NULL;
+		long li = -1;
+		char *end = NULL;
 
 		if (k < 2 || k > 64)
 			return fprintf(stderr, "search-quality-t: --seeds takes 2..64\n"), 2;
+		if (argc > 4)
+			li = strtol(argv[4], &end, 10);
+		if ((gen && strcmp(gen, "family") && strcmp(gen, "held-out")) ||
+		    (argc > 4 &&
+		     (*end || li < 0 || li >= (!strcmp(gen, "family") ? FAMILY_N : 24))))
+			return fprintf(stderr,
+				       "search-quality-t: --seeds K [family [0..%d] | "
+				       "held-out [0..23]]\n",
+				       FAMILY_N - 1),
+			       2;
 		plan(1);
 		cost = 0;
-		worse = test_spread("family", family, FAMILY_N, (unsigned)k, &cost);
-		worse += test_spread("held-out", heldout, 24, (unsigned)k, &cost);
+		worse = 0;
+		if (!gen || !strcmp(gen, "family"))
+			worse += test_spread("family", family, FAMILY_N, (unsigned)k, li, &cost);
+		if (!gen || !strcmp(gen, "held-out"))
+			worse += test_spread("held-out", heldout, 24, (unsigned)k, li, &cost);
 		diag("landscapes worse than the grid beyond the replays' spread: %u of %d", worse,
-		     FAMILY_N + 24);
+		     li >= 0		    ? 1 :
+		     !gen		    ? FAMILY_N + 24 :
+		     !strcmp(gen, "family") ? FAMILY_N :
+					      24);
 		ok(cost <= 0.15 + 1e-9, "--seeds: every replay within 0.15 of the grid (%.3f)",
 		   cost);
 		return done_testing();
