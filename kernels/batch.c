@@ -2,6 +2,7 @@
  * kernels/batch.c: timing collectives in batches (batch.h).
  */
 #include "batch.h"
+#include "sort.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -49,13 +50,6 @@ static int calls_per_batch(const struct batch_opts *o, long *n)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 int batch_measure(const struct batch_opts *o, struct batch_time *out)
 {
 	double *avg = NULL, mine = 0, t, sum = 0;
@@ -84,7 +78,7 @@ int batch_measure(const struct batch_opts *o, struct batch_time *out)
 			avg[b] /= size;
 			sum += avg[b];
 		}
-		qsort(avg, (size_t)nb, sizeof(*avg), cmp_double);
+		sort_doubles(avg, (size_t)nb);
 		out->avg = sum / (double)nb;
 		out->median = nb % 2 ? avg[nb / 2] : (avg[nb / 2 - 1] + avg[nb / 2]) / 2;
 		out->calls = n;

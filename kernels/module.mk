@@ -2,7 +2,7 @@
 # it uses (number parsing, xalloc) are compiled again here; it sees no other part.
 # kernels/sched/ holds the schedule builders, pure C: the kernel runs them,
 # and the tuner links them too (its model simulates exactly what runs).
-KERNEL_SRC := $(wildcard kernels/*.c) $(SCHED_SRC) common/parse.c common/xalloc.c
+KERNEL_SRC := $(wildcard kernels/*.c) $(SCHED_SRC) common/parse.c common/sort.c common/xalloc.c
 KERNEL_OBJ := $(KERNEL_SRC:%.c=$(BUILD)/mpi/%.o)
 
 $(BUILD)/mpi/%.o: %.c
@@ -29,7 +29,7 @@ $(BUILD)/kernels/sched/%.o: kernels/sched/%.c
 
 # kernels/loop/: sweetspot-loop, the collective loop `sweetspot verify` runs
 # when given no program; it times as the kernel's --mode mpi does (batch.c).
-LOOP_SRC := kernels/loop/loop.c kernels/batch.c kernels/hosts.c common/parse.c common/xalloc.c
+LOOP_SRC := kernels/loop/loop.c kernels/batch.c kernels/hosts.c common/parse.c common/sort.c common/xalloc.c
 LOOP_OBJ := $(LOOP_SRC:%.c=$(BUILD)/mpi/%.o)
 
 $(BIN)/sweetspot-loop: $(LOOP_OBJ)

@@ -3,24 +3,18 @@
  * Zero denominators give 0 rather than infinities in the JSON.
  */
 #include "stats.h"
+#include "sort.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 void tstats_of(const double *t, size_t n, struct tstats *s)
 {
 	double *c = xmalloc(n * sizeof(*c)), sum = 0;
 
 	memcpy(c, t, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
+	sort_doubles(c, n);
 	for (size_t i = 0; i < n; i++)
 		sum += c[i];
 	s->avg = sum / n;

@@ -5,6 +5,7 @@
  */
 #include "pooled.h"
 
+#include "sort.h"
 #include "stats.h"
 
 #include <math.h>
@@ -283,13 +284,6 @@ void pooled_release(struct pooled *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median_sorted(const double *v, size_t n)
 {
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -305,7 +299,7 @@ static size_t abs_resid(const double *x, size_t n, double *tmp, double *r)
 
 	for (size_t j = 0; j < n; j++)
 		tmp[j] = log(x[j]);
-	qsort(tmp, n, sizeof(*tmp), cmp_dbl);
+	sort_doubles(tmp, n);
 	med = median_sorted(tmp, n);
 	for (size_t j = 0; j < n; j++) {
 		double v = fabs(log(x[j]) - med);
@@ -433,7 +427,7 @@ static double fit_one(const double *x, size_t n, double mad, unsigned char *flag
 		return 0;
 	for (size_t j = 0; j < n; j++)
 		tmp[j] = log(x[j]);
-	qsort(tmp, n, sizeof(*tmp), cmp_dbl);
+	sort_doubles(tmp, n);
 	med = median_sorted(tmp, n);
 	for (size_t j = 0; j < n; j++) {
 		double y = log(x[j]);
@@ -514,7 +508,7 @@ int pooled_fit(const double *const *x, const size_t *n, size_t k, struct pooled 
 			nall += abs_resid(x[i], n[i], tmp, all + nall);
 	}
 	if (nall) {
-		qsort(all, nall, sizeof(*all), cmp_dbl);
+		sort_doubles(all, nall);
 		mad = median_sorted(all, nall);
 	}
 	/* Flags (configurations of four launches or more), then the means

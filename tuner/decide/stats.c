@@ -6,6 +6,7 @@
  * the caller, so the same inputs give the same answers everywhere.
  */
 #include "stats.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,13 +24,6 @@
 /* Up to this size of each sample the Mann-Whitney distribution is counted
  * exactly; C(40, 20) arrangements fit easily in 64 bits. */
 #define MW_EXACT_MAX 20
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
-}
 
 static int all_finite(const double *x, size_t n)
 {
@@ -61,7 +55,7 @@ static double *sorted_copy(const double *x, size_t n)
 	if (!c)
 		return NULL;
 	memcpy(c, x, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
+	sort_doubles(c, n);
 	return c;
 }
 
@@ -317,7 +311,7 @@ int stats_bootstrap_median_ci(const double *x, size_t n, double conf, unsigned b
 			buf[i] = x[rng_below(&r, n)];
 		med[it] = median_inplace(buf, n);
 	}
-	qsort(med, b, sizeof(*med), cmp_double);
+	sort_doubles(med, b);
 	*lo = quantile_sorted(med, b, (1 - conf) / 2);
 	*hi = quantile_sorted(med, b, 1 - (1 - conf) / 2);
 	free(buf);
@@ -340,7 +334,7 @@ static long outliers_sorted(const double *x, const double *s, size_t n, int *fla
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(x[i] - med);
-	qsort(dev, n, sizeof(*dev), cmp_double);
+	sort_doubles(dev, n);
 	*mad = quantile_sorted(dev, n, 0.5);
 	free(dev);
 	for (size_t i = 0; i < n; i++) {

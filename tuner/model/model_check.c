@@ -11,6 +11,7 @@
 #include "coll.h"
 #include "error.h"
 #include "model_run.h"
+#include "sort.h"
 #include "xalloc.h"
 #include "recommend.h"
 #include "reduce.h"
@@ -25,16 +26,9 @@ struct cpoint {
 	struct model_pred pr;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	sort_doubles(v, n);
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
 }
 

@@ -12,6 +12,7 @@
 #include "reduce.h"
 #include "error.h"
 #include "parse.h"
+#include "sort.h"
 #include "store.h"
 #include "xalloc.h"
 
@@ -183,16 +184,9 @@ int model_fit(const struct model_obs *obs, size_t n, struct model_params *p)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	sort_doubles(v, n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

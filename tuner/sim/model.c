@@ -13,6 +13,7 @@
 #include "model.h"
 #include "coll.h"
 #include "error.h"
+#include "sort.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -167,13 +168,6 @@ static double shared_cores(const double *d, int n, int cores)
 	return t;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Onload: the busiest node's hosts (ppn, each computing for compute_us on
  * its share of the cores) and workers (its busiest worker's CPU work and
  * the rest of the node's spread evenly over the others) on the node's
@@ -202,7 +196,7 @@ static double onload_cpu_bound(const struct model_params *p, const struct model_
 		most = d[i] > most ? d[i] : most;
 		d[i] = d[i] > p->os_slice ? d[i] - p->os_slice : 0;
 	}
-	qsort(d, (size_t)n, sizeof(*d), cmp_double);
+	sort_doubles(d, (size_t)n);
 	t = (most < p->os_slice ? most : p->os_slice) + shared_cores(d, n, mc->host_cores);
 	free(d);
 	return t;
