@@ -9,7 +9,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 50
+plan 65
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$TMP/m.cfg
@@ -150,6 +150,38 @@ exits_with 1 "--fit-run of another spec's run" sweetspot model "$SPEC" --db "$DB
 like "$TMP/err" "run 4 is a run of .*p.cfg, not of" "says whose it is"
 exits_with 2 "--fit-run 0" sweetspot model "$SPEC" --db "$DB" --fit-run 0
 exits_with 2 "--fit-run with --refit" sweetspot model "$SPEC" --db "$DB" --fit-run 2 --refit
+
+# --check --against: a second sweep is the latest; run 2 is still there to
+# compare with, run 1 (the calibration) and 4 (p.cfg's) are not measured
+# runs of SPEC.
+exits_with 0 "a second sweep" sweetspot run "$SPEC" --db "$DB" --fresh
+latest=$(sqlite3 "$DB" "SELECT max(id) FROM runs WHERE spec_path = (SELECT spec_path FROM runs WHERE id = 2)")
+ok "... a new run of SPEC ($latest)" test "$latest" -gt 2
+exits_with 0 "--check compares with the latest" sweetspot model "$SPEC" --db "$DB" --fit-run 2 --check --json
+is "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"])' "$TMP/out")" "$latest" "... run $latest, not 2"
+exits_with 0 "--check --against 2" sweetspot model "$SPEC" --db "$DB" --fit-run 2 --check --against 2 --json
+cp "$TMP/out" "$TMP/against2.json"
+is "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"])' "$TMP/out")" 2 "... run 2"
+exits_with 0 "run 2's valid points" sweetspot results --db "$DB" --run 2 --json
+ok "... its measured times are run 2's" python3 -c '
+import json, statistics as st, sys
+c, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+m = {}
+for x in r:
+    if x.get("valid") and x.get("mode", "offload") == "offload":
+        m.setdefault((x["layout"], x["collective"], x["bytes"]), []).append(x["total_us"])
+assert c["compared"]
+for x in c["compared"]:
+    k = (x["layout"], x["collective"], x["bytes"])
+    assert abs(x["measured_total_us"] - st.median(m[k])) <= 1e-3 * st.median(m[k]), (k, x)
+' "$TMP/against2.json" "$TMP/out"
+exits_with 1 "--against the calibration run" sweetspot model "$SPEC" --db "$DB" --check --against 1
+like "$TMP/err" "run 1 is a run of .*m.cfg:model, not a measured run of" "says whose it is"
+exits_with 1 "--against another spec's run" sweetspot model "$SPEC" --db "$DB" --check --against 4
+exits_with 1 "--against a run not there" sweetspot model "$SPEC" --db "$DB" --check --against 99
+like "$TMP/err" "holds no run 99" "says so"
+exits_with 2 "--against without --check" sweetspot model "$SPEC" --db "$DB" --against 2
+exits_with 2 "--against 0" sweetspot model "$SPEC" --db "$DB" --check --against 0
 
 exits_with 2 "an unknown option" sweetspot model "$SPEC" --db "$DB" --frobnicate
 exits_with 2 "--nodes 0" sweetspot model "$SPEC" --db "$DB" --nodes 0

@@ -25,6 +25,7 @@
 static const struct cli_option model_opts[] = {
 	{ "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
 	{ "check", 0, NULL, "compare with the latest measured run of SPEC" },
+	{ "against", 0, "ID", "with --check: compare with run ID of SPEC instead of the latest" },
 	{ "json", 0, NULL, "JSON output" },
 	{ "csv", 0, NULL, "CSV output (predictions)" },
 	{ "nodes", 0, "N", "predict a machine of N nodes (every DPU used, per WPN)" },
@@ -46,7 +47,8 @@ static const struct cli_option model_opts[] = {
 
 static const struct cli_command model_cmd = {
 	"model",
-	"SPEC [--check] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] [--wpn LIST]] "
+	"SPEC [--check [--against ID]] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] "
+	"[--wpn LIST]] "
 	"[--full-sim] [--db FILE]",
 	"Predicts every point of SPEC by simulating the kernel's schedules with parameters\n"
 	"calibrated from at most three launches (stored as the run SPEC:model, and the\n"
@@ -60,6 +62,7 @@ static const struct cli_command model_cmd = {
 enum {
 	O_DB,
 	O_CHECK,
+	O_AGAINST,
 	O_JSON,
 	O_CSV,
 	O_NODES,
@@ -77,7 +80,7 @@ enum {
 struct model_args {
 	const char *path, *db, *launcher, *wpn;
 	int check, json, csv, recal, refit, smpi, dry, full;
-	uint64_t nodes, ppn, fit_run;
+	uint64_t nodes, ppn, fit_run, against;
 };
 
 /* The best layout per (collective, bytes): highest OE, ties to fewer workers. */
@@ -366,6 +369,10 @@ static int parse(int argc, char **argv, struct model_args *a)
 			if (cli_uint(&c, 1, INT64_MAX, &a->fit_run))
 				return EXIT_USAGE;
 			break;
+		case O_AGAINST:
+			if (cli_uint(&c, 1, INT64_MAX, &a->against))
+				return EXIT_USAGE;
+			break;
 		case O_SMPI:
 			a->smpi = 1;
 			break;
@@ -390,6 +397,8 @@ static int parse(int argc, char **argv, struct model_args *a)
 		return cli_usage_error(&model_cmd, "--full-sim goes with predictions (not --check "
 						   "or --smpi)"),
 		       EXIT_USAGE;
+	if (a->against && !a->check)
+		return cli_usage_error(&model_cmd, "--against goes with --check"), EXIT_USAGE;
 	if ((a->ppn || a->wpn) && !a->nodes)
 		return cli_usage_error(&model_cmd, "--ppn and --wpn go with --nodes"), EXIT_USAGE;
 	if (a->refit + a->recal + !!a->fit_run > 1)
@@ -444,7 +453,7 @@ int cmd_model(int argc, char **argv)
 		status = smpi_all(&a, st, &spec, &plan, &mp);
 	else
 		status = a.check ? model_check(a.path, st, &spec, &mp, a.json,
-					       a.smpi ? "smpi" : NULL) :
+					       a.smpi ? "smpi" : NULL, (long long)a.against) :
 				   predict_all(&a, &spec, &plan, &mp);
 out:
 	free(key);

@@ -198,8 +198,32 @@ static void print_text(json_t *res)
 		       json_is_true(json_object_get(v, "match")) ? "" : "  MISMATCH");
 }
 
+/* The run --check compares with: run `against` of key, or key's latest.
+ * 1 when found, 0 after error() when not, -1 on a store error. */
+static int check_run(struct store *st, const char *key, const char *path, const char *label,
+		     long long against, struct store_run *run)
+{
+	int rc = against ? store_get_run(st, against, run) : store_latest_run(st, key, run);
+
+	if (rc < 0)
+		return -1;
+	if (!rc && against)
+		return error("model --check: the database holds no run %lld", against), 0;
+	if (!rc)
+		return error("model --check: the database holds no %s run of %s",
+			     label ? label : "measured", path),
+		       0;
+	if (strcmp(run->spec_path, key)) {
+		error("model --check: run %lld is a run of %s, not a %s run of %s", run->id,
+		      run->spec_path, label ? label : "measured", path);
+		store_run_release(run);
+		return 0;
+	}
+	return 1;
+}
+
 int model_check(const char *path, struct store *st, const struct spec *s,
-		const struct model_params *mp, int json, const char *label)
+		const struct model_params *mp, int json, const char *label, long long against)
 {
 	struct store_run run;
 	struct store_point *pts = NULL;
@@ -209,17 +233,14 @@ int model_check(const char *path, struct store *st, const struct spec *s,
 	size_t n = 0, nc;
 	char *abs = spec_run_key(path);
 	char *key = label ? xasprintf("%s:%s", abs, label) : xstrdup(abs);
-	int rc = store_latest_run(st, key, &run), match, groups;
+	int rc = check_run(st, key, path, label, against, &run), match, groups;
 	json_t *res, *cols;
 
 	free(abs);
 	free(key);
 
 	if (rc <= 0)
-		return rc < 0 ? 1 :
-				(error("model --check: the database holds no %s run of %s",
-				       label ? label : "measured", path),
-				 1);
+		return 1;
 	model_env_of(s, &env);
 	/* SMPI gives every rank a simulated host of its own: no core is shared,
 	 * no window is shared either (same-node transfers are RMA), and its

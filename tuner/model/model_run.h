@@ -48,10 +48,12 @@ int model_predicted_points(const char *path, const struct spec *s, const struct 
 			   struct store *st, struct store_point **pts, size_t *n);
 
 /* --check: predictions against the latest run of path (label NULL: its
- * sweep; "smpi": its SimGrid run, every rank on a core of its own), per
- * collective, and the sweet spots; text or JSON on stdout. The exit status. */
+ * sweep; "smpi": its SimGrid run, every rank on a core of its own), or
+ * against run `against` when it is not 0 (a run of the same kind, else an
+ * error), per collective, and the sweet spots; text or JSON on stdout. The
+ * exit status. */
 int model_check(const char *path, struct store *st, const struct spec *s,
-		const struct model_params *mp, int json, const char *label);
+		const struct model_params *mp, int json, const char *label, long long against);
 
 /* `search --strategy model` (model_search.c): the model predicts the
  * whole grid and only its top candidates are measured. Per decision group
