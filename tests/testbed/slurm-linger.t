@@ -3,12 +3,12 @@
 # point of its launch written, is ended and the launch kept (launch/child.h,
 # work_done); an srun whose step Slurm still lists is left alone. Slurm
 # before 24.11 leaves srun so now and then after a heterogeneous step (its
-# PMIx abort agents race: SchedMD bug 16817; 1 launch in 330 of
+# PMIx abort agents race: SchedMD bug 16817; 1 launch in 600 of
 # tests/bench/soak.sh's het sweep here). The hang is made on purpose:
-# - an srun wrapper first in PATH starts the real srun, waits until Slurm
-#   lists the step, stops srun (SIGSTOP) and only then lets the ranks start
-#   (the kernel's wrapper waits for its go file): the step runs and ends,
-#   srun cannot;
+# - an srun wrapper first in PATH starts the real srun, waits until every
+#   task of the step has started, stops srun (SIGSTOP) and only then lets
+#   the ranks run (the kernel's wrapper waits for its go file): the step
+#   runs and ends, srun cannot;
 # - the control: srun runs free, but the ranks wait, their points written,
 #   until sweetspot has asked Slurm twice about the step (a scontrol
 #   wrapper counts the asks), so the step is listed while srun waits.
@@ -32,22 +32,27 @@ exits_with 0 "the cluster comes up" sh "$ROOT/tests/testbed/slurm-cluster.sh" up
 eval "$(sh "$ROOT/tests/testbed/slurm-cluster.sh" env "$CLUSTER")"
 ALLOC="--nodelist=n1,n2,n1-bf,n2-bf --nodes=4 --ntasks-per-node=2"
 
-mkdir -p "$TMP/wrap"
-# srun: with STOP_SRUN set, stopped once Slurm lists a step of it (at most
-# 300 s); the file $STOP_SRUN says it was.
+mkdir -p "$TMP/wrap" "$TMP/ready"
+# The wrappers wait for their conditions as the tests do (wait_until).
+WAIT_SH=$ROOT/tests/lib/wait.sh
+export WAIT_SH
+# srun: with STOP_SRUN set, stopped once every task of its step has
+# started (each says so in $READY; or srun has ended; at most 300 s): Slurm
+# lists a step before srun has launched its tasks. The file $STOP_SRUN says
+# it was.
 cat >"$TMP/wrap/srun" <<'EOF'
 #!/bin/sh
 case "${1:-}" in --version | -V | --help) exec "$REAL_SRUN" "$@" ;; esac
 [ -n "${STOP_SRUN:-}" ] || exec "$REAL_SRUN" "$@"
+. "$WAIT_SH"
+n=0
+for a in "$@"; do
+	case $a in --ntasks=*) n=$((n + ${a#--ntasks=})) ;; esac
+done
 "$REAL_SRUN" "$@" &
 s=$!
-i=0
-until "$REAL_SCONTROL" -o show step 2>/dev/null | grep -q "SrunHost:Pid=[^ ]*:$s\( \|$\)"; do
-	i=$((i + 1))
-	[ $i -lt 3000 ] || break
-	kill -0 $s 2>/dev/null || break
-	sleep 0.1
-done
+started_or_gone() { ! kill -0 $s 2>/dev/null || [ "$(ls "$READY" | wc -l)" -ge $n ]; }
+wait_until 300 started_or_gone
 kill -STOP $s && echo "$s" >"$STOP_SRUN"
 wait $s
 EOF
@@ -57,19 +62,19 @@ cat >"$TMP/wrap/scontrol" <<'EOF'
 [ -z "${ASKS:-}" ] || echo "$*" >>"$ASKS"
 exec "$REAL_SCONTROL" "$@"
 EOF
-# The kernel: waits for $GO before it starts, and for $ASKS to count two
-# `show step` after it has ended (at most 300 s each).
+# The kernel: says it started (in $READY), waits for $GO before it runs,
+# and for $ASKS to count two `show step` after it has ended (at most 300 s
+# each).
 cat >"$TMP/wrap/kernel" <<'EOF'
 #!/bin/sh
-i=0
-while [ -n "${GO:-}" ] && [ ! -e "$GO" ] && [ $i -lt 3000 ]; do i=$((i + 1)); sleep 0.1; done
+. "$WAIT_SH"
+[ -z "${READY:-}" ] || : >"$READY/$$"
+go() { [ -e "$GO" ]; }
+asked_twice() { [ "$(cat "$ASKS" 2>/dev/null | grep -c 'show step')" -ge 2 ]; }
+[ -z "${GO:-}" ] || wait_until 300 go
 "$KERNEL" "$@"
 st=$?
-i=0
-while [ -n "${ASKS:-}" ] && [ "$(cat "$ASKS" 2>/dev/null | grep -c 'show step')" -lt 2 ] && [ $i -lt 3000 ]; do
-	i=$((i + 1))
-	sleep 0.1
-done
+[ -z "${ASKS:-}" ] || wait_until 300 asked_twice
 exit $st
 EOF
 chmod +x "$TMP/wrap/srun" "$TMP/wrap/scontrol" "$TMP/wrap/kernel"
@@ -82,7 +87,7 @@ grep -q "$TMP/wrap/kernel" "$TMP/s.cfg" || diag "the spec's kernel was not repla
 # ---- srun stopped: the step ends, srun cannot ---------------------------
 DB=$TMP/stop.db
 exits_with 0 "a sweep whose srun outlives its step" env PATH="$TMP/wrap:$PATH" \
-	STOP_SRUN="$TMP/stopped" GO="$TMP/stopped" \
+	STOP_SRUN="$TMP/stopped" GO="$TMP/stopped" READY="$TMP/ready" \
 	salloc -Q $ALLOC sweetspot run "$TMP/s.cfg" --db "$DB"
 ok "  ... srun was stopped while its step ran" test -s "$TMP/stopped"
 is "$(q 'SELECT ok || timed_out FROM launches')" "10" "  ... the launch is ok, not timed out"
