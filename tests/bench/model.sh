@@ -62,12 +62,44 @@ P
 for way in 1 2; do
 	cp "$DB" "$T/fit.db"
 	if "$SS" model "$ROOT/profiles/local.cfg" --db "$T/fit.db" --fit-run $way --check --against $((3 - way)) --json >"$T/fit$way.json" 2>"$T/fit.err"; then
-		python3 - "$T/fit$way.json" $way <<'P'
-import json, sys
+		python3 - "$T/fit$way.json" $way "$T/r1.json" "$T/r2.json" <<'P'
+import json, random, sys, statistics as st
 c = json.load(open(sys.argv[1]))
+way = int(sys.argv[2])
 a = [e for e in c["collectives"] if e["collective"] == "all"][0]
 print("model fitted on run %s, against run %s: total_us error median %5.1f%%, max %6.1f%%; sweet spot equal in %d of %d (target: the floor's above)"
-      % (sys.argv[2], 3 - int(sys.argv[2]), 100 * a["total_rel_err_median"], 100 * a["total_rel_err_max"], c["sweet_spot_matches"], c["sweet_spot_groups"]))
+      % (way, 3 - way, 100 * a["total_rel_err_median"], 100 * a["total_rel_err_max"], c["sweet_spot_matches"], c["sweet_spot_groups"]))
+# Paired with the floor point by point: the model's error and run `way`'s
+# against the same medians of the other run; the difference of the two
+# medians with a 95% bootstrap interval over the points (10,000
+# resamples, seeded): above 0 beyond the spread is a model worse than the
+# floor; an interval holding 0 cannot tell them apart.
+def medians(path):
+    pts = {}
+    for x in json.load(open(path)):
+        if x.get("valid") and x.get("mode", "offload") == "offload":
+            k = (x["layout"], x["collective"], x["algorithm"], x["assignment"], x["bytes"])
+            pts.setdefault(k, []).append(x["total_us"])
+    return {k: st.median(v) for k, v in pts.items()}
+runs = {1: medians(sys.argv[3]), 2: medians(sys.argv[4])}
+em, ef = [], []
+for x in c["compared"]:
+    k = (x["layout"], x["collective"], x["algorithm"], x["assignment"], x["bytes"])
+    if k in runs[1] and k in runs[2]:
+        t = runs[3 - way][k]
+        em.append(abs(x["predicted_total_us"] - t) / t)
+        ef.append(abs(runs[way][k] - t) / t)
+if len(em) >= 2:
+    rng, n, ds = random.Random(1), len(em), []
+    for _ in range(10000):
+        i = [rng.randrange(n) for _ in range(n)]
+        ds.append(st.median(em[j] for j in i) - st.median(ef[j] for j in i))
+    ds.sort()
+    d = st.median(em) - st.median(ef)
+    print("  paired with run %d on the same %d points: median error %5.1f%% against %5.1f%%, difference %+.1f points, 95%% bootstrap interval [%+.1f, %+.1f]%s; the model nearer on %d of %d"
+          % (way, n, 100 * st.median(em), 100 * st.median(ef), 100 * d, 100 * ds[249], 100 * ds[9750],
+             " (worse beyond the spread)" if ds[249] > 0 else " (better beyond the spread)" if ds[9750] < 0 else "",
+             sum(p < q for p, q in zip(em, ef)), n))
 P
 	else
 		echo "model fitted on run $way: failed ($(tail -1 "$T/fit.err"))"
