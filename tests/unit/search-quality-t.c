@@ -569,17 +569,18 @@ static double t975(unsigned df)
 
 /* Replay j of landscape i (the measuring PRNG's seed moved by 1000 per
  * replay; replay 0 is the one test_family() scores): the search's and the
- * grid's mean true regret on the same seed. The share of the grid's
- * launches the search used goes to *cost_max when above it. */
+ * grid's true regret on the same seed, mean (m[0] search, m[1] grid) and
+ * worst over the decisions (w[0], w[1]). The share of the grid's launches
+ * the search used goes to *cost_max when above it. */
 static void replay_pair(struct land *ld, void (*make)(struct land *, unsigned), unsigned i,
-			unsigned j, double *search, double *grid, double *cost_max)
+			unsigned j, double m[2], double w[2], double *cost_max)
 {
 	struct search_result r;
 
 	make(ld, i);
 	ld->rng.s += 1000ULL * j;
 	run(ld, SEARCH_ADAPTIVE, &r);
-	regret_of(ld, &r, search);
+	w[0] = regret_of(ld, &r, &m[0]);
 	*cost_max = fmax(*cost_max, (double)r.launches / r.grid_launches);
 	search_result_release(&r);
 	make(ld, i);
@@ -587,7 +588,7 @@ static void replay_pair(struct land *ld, void (*make)(struct land *, unsigned), 
 	budget = (unsigned)(ld->nl * 3);
 	run(ld, SEARCH_GRID, &r);
 	budget = 0;
-	regret_of(ld, &r, grid);
+	w[1] = regret_of(ld, &r, &m[1]);
 	search_result_release(&r);
 }
 
@@ -609,14 +610,17 @@ static void paired_interval(const double *d, unsigned k, double *mean, double *h
  * difference of the search's and the grid's mean regrets with its 95%
  * interval (Student's t over the k paired replays). A landscape whose
  * interval lies above 0 is worse than the grid beyond what the replays'
- * noise explains. Returns the number of those; the most of the grid's
- * launches a search used goes to *cost_max. */
+ * noise explains. The generator's worst regret (over its landscapes and
+ * decisions) is compared the same way, replay by replay, its interval
+ * going to wd[0..1]. Returns the number of landscapes worse beyond the
+ * spread; the most of the grid's launches a search used goes to
+ * *cost_max. */
 static unsigned test_spread(const char *name, void (*make)(struct land *, unsigned), unsigned nl,
-			    unsigned k, long only_i, double *cost_max)
+			    unsigned k, long only_i, double *cost_max, double wd[2])
 {
 	static struct land ld;
 	unsigned above = 0, outside = 0, better = 0, n = only_i >= 0 ? 1 : nl;
-	double sm = 0, gm = 0;
+	double sm = 0, gm = 0, ws[64] = { 0 }, wg[64] = { 0 }, dw[64], mw, hw, sw = 0, gw = 0;
 
 	for (unsigned i = 0; i < nl; i++) {
 		double d[64], md, h, ms = 0, mg = 0;
@@ -624,12 +628,14 @@ static unsigned test_spread(const char *name, void (*make)(struct land *, unsign
 		if (only_i >= 0 && i != (unsigned)only_i)
 			continue;
 		for (unsigned j = 0; j < k; j++) {
-			double a, b;
+			double m[2], w[2];
 
-			replay_pair(&ld, make, i, j, &a, &b, cost_max);
-			d[j] = a - b;
-			ms += a / k;
-			mg += b / k;
+			replay_pair(&ld, make, i, j, m, w, cost_max);
+			d[j] = m[0] - m[1];
+			ms += m[0] / k;
+			mg += m[1] / k;
+			ws[j] = fmax(ws[j], w[0]);
+			wg[j] = fmax(wg[j], w[1]);
 		}
 		paired_interval(d, k, &md, &h);
 		above += ms > mg;
@@ -644,10 +650,21 @@ static unsigned test_spread(const char *name, void (*make)(struct land *, unsign
 		     md + h < 0 ? " (better)" :
 				  "");
 	}
+	for (unsigned j = 0; j < k; j++) {
+		dw[j] = ws[j] - wg[j];
+		sw += ws[j] / k;
+		gw += wg[j] / k;
+	}
+	paired_interval(dw, k, &mw, &hw);
+	wd[0] = mw - hw;
+	wd[1] = mw + hw;
 	diag("%s over %u replays each: mean regret %.2f against the grid's %.2f; above the grid's "
 	     "on %u of %u landscapes, beyond the replays' spread on %u; below it beyond the spread "
 	     "on %u",
 	     name, k, sm, gm, above, n, outside, better);
+	diag("%s over %u replays each: worst regret %.2f against the grid's %.2f (mean of each "
+	     "replay's worst), difference %+.2f, 95%% interval [%+.2f, %+.2f]",
+	     name, k, sw, gw, mw, wd[0], wd[1]);
 	return outside;
 }
 
@@ -668,11 +685,11 @@ static void test_family_replays(void)
 		double s = 0, g = 0;
 
 		for (unsigned i = 0; i < FAMILY_N; i++) {
-			double a, b;
+			double mr[2], w[2];
 
-			replay_pair(&ld, family, i, j, &a, &b, &cost);
-			s += a / FAMILY_N;
-			g += b / FAMILY_N;
+			replay_pair(&ld, family, i, j, mr, w, &cost);
+			s += mr[0] / FAMILY_N;
+			g += mr[1] / FAMILY_N;
 		}
 		d[j] = s - g;
 		sm += s / FAMILY_REPLAYS;
@@ -713,21 +730,29 @@ int main(int argc, char **argv)
 				       "held-out [0..23]]\n",
 				       FAMILY_N - 1),
 			       2;
-		plan(!gen || !strcmp(gen, "family") ? 2 : 1);
+		plan(!gen || !strcmp(gen, "family") ? 3 : 1);
 		cost = 0;
 		worse = 0;
 		if (!gen || !strcmp(gen, "family")) {
+			double wd[2];
 			unsigned fw = test_spread("family", family, FAMILY_N, (unsigned)k, li,
-						  &cost);
+						  &cost, wd);
 
 			ok(fw == 0,
 			   "--seeds: no landscape of the family worse than the grid beyond the "
 			   "replays' spread (%u)",
 			   fw);
+			ok(wd[0] <= 0,
+			   "--seeds: the family's worst regret not above the grid's beyond the "
+			   "replays' spread ([%+.2f, %+.2f])",
+			   wd[0], wd[1]);
 			worse += fw;
 		}
-		if (!gen || !strcmp(gen, "held-out"))
-			worse += test_spread("held-out", heldout, 24, (unsigned)k, li, &cost);
+		if (!gen || !strcmp(gen, "held-out")) {
+			double wd[2];
+
+			worse += test_spread("held-out", heldout, 24, (unsigned)k, li, &cost, wd);
+		}
 		diag("landscapes worse than the grid beyond the replays' spread: %u of %d", worse,
 		     li >= 0		    ? 1 :
 		     !gen		    ? FAMILY_N + 24 :
