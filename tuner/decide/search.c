@@ -799,10 +799,33 @@ static double hardness(const struct state *st, const struct dgroup *dg, const st
 	return (cmean(st, dg, L) - cmean(st, dg, c)) / se;
 }
 
+/* Measures the layouts flagged in want[] and first[] before the rest of
+ * want[] (each in plan order); clears first[]. measure_set()'s return. */
+static int measure_first(struct state *st, unsigned char *want, unsigned char *first)
+{
+	unsigned char *rest = xcalloc(st->L + 1, 1);
+	int r;
+
+	for (size_t l = 0; l < st->L; l++)
+		if (want[l] && !first[l]) {
+			rest[l] = 1;
+			want[l] = 0;
+		}
+	r = measure_set(st, want);
+	if (!r)
+		r = measure_set(st, rest);
+	memset(first, 0, st->L);
+	free(rest);
+	return r;
+}
+
 /* Confirmation and racing (F-race-like, on the pooled model): every round,
  * per undecided decision, the SEARCH_FINALISTS - 1 configurations hardest
  * to tell from the leader (hardness()) get one launch each, and the
- * leader one too while it has no more launches than they; every finalist
+ * leader one too while it has fewer than twice theirs; a leader with
+ * fewer launches than a finalist (a newcomer, leading on a few launches
+ * that may be lucky: the winner's curse) is launched first, so that the
+ * budget's last launches re-measure what the choice would rest on; every finalist
  * (leader and those) is first brought to SEARCH_CONFIRM_N launches, so
  * the choice rests on launches of itself. A round's launches are made one
  * after the other (interleaved), so a drift of the machine hits them
@@ -810,6 +833,8 @@ static double hardness(const struct state *st, const struct dgroup *dg, const st
  * finalists have their launches, or when nothing can be launched. */
 static int confirm(struct state *st, unsigned char *want)
 {
+	unsigned char *first = xcalloc(st->L + 1, 1);
+
 	for (;;) {
 		int any = 0, r;
 
@@ -825,6 +850,7 @@ static int confirm(struct state *st, unsigned char *want)
 
 			if (evaluate(st, d, 0, &ev)) {
 				free(fin);
+				free(first);
 				return -1;
 			}
 			open = ev.d.verdict == DECIDE_UNDECIDED;
@@ -852,15 +878,21 @@ static int confirm(struct state *st, unsigned char *want)
 					any |= ask(st, want, d, c / dg->m);
 			if (ev.d.leader >= 0 &&
 			    (cn(st, dg, (size_t)ev.d.leader) < SEARCH_CONFIRM_N ||
-			     (open && cn(st, dg, (size_t)ev.d.leader) < 2 * most)))
-				any |= ask(st, want, d, (size_t)ev.d.leader / dg->m);
+			     (open && cn(st, dg, (size_t)ev.d.leader) < 2 * most)) &&
+			    ask(st, want, d, (size_t)ev.d.leader / dg->m)) {
+				any = 1;
+				first[(size_t)ev.d.leader / dg->m] |= cn(st, dg,
+									 (size_t)ev.d.leader) <
+								      most;
+			}
 			free(fin);
 			eval_release(&ev);
 		}
-		if (!any)
-			return 0;
-		if ((r = measure_set(st, want)))
+		r = any ? measure_first(st, want, first) : 0;
+		if (!any || r) {
+			free(first);
 			return r < 0 ? -1 : 0;
+		}
 	}
 }
 

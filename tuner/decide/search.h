@@ -55,7 +55,9 @@
  * third of the budget (at least SEARCH_CONFIRM_N launches per decision) is
  * kept for the confirmation round: each decision's leader is brought to
  * SEARCH_CONFIRM_N launches and the contenders hardest to tell from it are
- * raced, interleaved, until the verdict, the budget or max_repetitions.
+ * raced, interleaved, until the verdict, the budget or max_repetitions (a
+ * leader with fewer launches than those contenders is launched first in
+ * its round).
  * The surrogate chooses launches only: every decision rests on the
  * configurations' own launches.
  *
