@@ -806,6 +806,17 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "search-quality-t: --aa plain|hetero|tails|drift|shift\n"),
 		       2;
 	}
+	if (argc > 1 && !strcmp(argv[1], "--power")) {
+		/* The power replays alone (a quick check of the racing). */
+		plan(2);
+		test_power();
+		return done_testing();
+	}
+	if (argc > 1 && strcmp(argv[1], "--decisions"))
+		return fprintf(stderr,
+			       "search-quality-t: [--seeds K ... | --heldout | --decisions | "
+			       "--power | --aa KIND] [--cap N] [--replays R] [--list]\n"),
+		       2;
 	plan(argc > 1 && !strcmp(argv[1], "--decisions") ? 7 : 10);
 	test_aa(AA_PLAIN);
 	test_aa(AA_HETERO);
