@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "idle.h"
 #include "modes.h"
 #include "options.h"
 
@@ -130,6 +131,7 @@ static int run_mode(const struct kopts *o, const char *transport, struct hostinf
 int main(int argc, char **argv)
 {
 	struct kopts o;
+	struct idle_info idle;
 	struct hostinfo hi = { NULL, 0, NULL };
 	char err[320], transport[8];
 	const char *why;
@@ -151,6 +153,7 @@ int main(int argc, char **argv)
 		return usage_error(0, why);
 	/* Short sleeps in the waiting loops should be short. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	idle_setup(&idle);
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -29,7 +29,7 @@ $(BUILD)/kernels/sched/%.o: kernels/sched/%.c
 
 # kernels/loop/: sweetspot-loop, the collective loop `sweetspot verify` runs
 # when given no program; it times as the kernel's --mode mpi does (batch.c).
-LOOP_SRC := kernels/loop/loop.c kernels/batch.c kernels/hosts.c common/parse.c common/sort.c common/xalloc.c
+LOOP_SRC := kernels/loop/loop.c kernels/batch.c kernels/hosts.c kernels/idle.c common/parse.c common/sort.c common/xalloc.c
 LOOP_OBJ := $(LOOP_SRC:%.c=$(BUILD)/mpi/%.o)
 
 $(BIN)/sweetspot-loop: $(LOOP_OBJ)

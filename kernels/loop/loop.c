@@ -22,6 +22,7 @@
 
 #include "batch.h"
 #include "hosts.h"
+#include "idle.h"
 #include "parse.h"
 #include "xalloc.h"
 
@@ -312,6 +313,7 @@ static int where(MPI_Comm comm, int rank, int size)
 int main(int argc, char **argv)
 {
 	struct loop_opts o;
+	struct idle_info idle;
 	char err[256] = "";
 	int rank, size, rc = parse(argc, argv, &o, err, sizeof(err));
 
@@ -322,6 +324,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sweetspot-loop: %s\n%s", err, usage);
 		return rc > 0 ? 0 : 2;
 	}
+	idle_setup(&idle);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);

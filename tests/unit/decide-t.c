@@ -101,7 +101,7 @@ int main(void)
 		const double *x[] = { flat_a, flat_b };
 		size_t n[] = { 8, 8 };
 		struct decide_cost c[] = { { 2, 1, 0, 0 }, { 2, 1, 1, 0 } };
-		struct decide_params t = { 0.05, 0.8, 0.95, 1, 1, DECIDE_SCREEN_Z, -1 };
+		struct decide_params t = { 0.05, 0.8, 0.95, 1, 1, DECIDE_SCREEN_Z, -1, 0 };
 
 		ok(!decide(x, n, 2, c, &t, &d), "times: decided");
 		/* Equal medians (80.1); the pooled model's leader is the lower

@@ -435,6 +435,7 @@ int decide(const double *const *x, const size_t *n, size_t k, const struct decid
 	size_t *ns = NULL, *idx = NULL, m = 0;
 	struct stats_summary sum;
 	struct pooled pm = { 0 };
+	struct decide_params q;
 	int ret = -1, have_pm = 0;
 
 	if (alloc_decision(out, k))
@@ -457,6 +458,16 @@ int decide(const double *const *x, const size_t *n, size_t k, const struct decid
 	if (!m) {
 		ret = 0;
 		goto out;
+	}
+	if (p->delta_rel > 0) {
+		double best = out->median[idx[0]];
+
+		for (size_t g = 1; g < m; g++)
+			best = p->lower_is_better ? fmin(best, out->median[idx[g]]) :
+						    fmax(best, out->median[idx[g]]);
+		q = *p;
+		q.delta = fmax(p->delta, p->delta_rel * fabs(best));
+		p = &q;
 	}
 	out->model.check = POOLED_FEW_DF;
 	if (all_positive(x, n, k)) {

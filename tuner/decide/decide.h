@@ -63,14 +63,19 @@ struct decide_params {
 	 * configuration is WORSE and outside the set. */
 	double screen_z;
 	double sigma;
+	/* The practical threshold relative to the best median (0: delta
+	 * alone): the threshold used is the larger of delta and delta_rel
+	 * times the best configuration's median, so that "as good" means
+	 * within that fraction of the best, whatever its level. */
+	double delta_rel;
 };
 
 /* Offload efficiency: higher is better, 0.5 point matters, screen at z 4. */
 #define DECIDE_SCREEN_Z	 4.0
 #define DECIDE_SCREEN_DF 10
-#define DECIDE_PARAMS_OE                                   \
-	{                                                  \
-		0.05, 0.5, 0.95, 0, 1, DECIDE_SCREEN_Z, -1 \
+#define DECIDE_PARAMS_OE                                      \
+	{                                                     \
+		0.05, 0.5, 0.95, 0, 1, DECIDE_SCREEN_Z, -1, 0 \
 	}
 
 /* The cost of a configuration, compared field by field: fewer workers, then

@@ -516,6 +516,7 @@ struct verdict_params recommend_spec_params(const struct spec *s)
 
 	vp.alpha = s->alpha;
 	vp.delta_oe = s->delta_oe;
+	vp.delta_rel = s->delta_rel;
 	vp.delta_time = s->delta_time;
 	vp.dpu_first = s->dpu_first;
 	vp.cores = s->onload_cores ? s->ppn + s->onload_cores : 0;

@@ -80,6 +80,7 @@ void search_opts_from_spec(const struct spec *s, struct search_opts *o)
 {
 	o->alpha = s->alpha;
 	o->tolerance = s->delta_oe;
+	o->tolerance_rel = s->delta_rel;
 	o->max_repetitions = s->max_repetitions;
 	o->onload_first = !s->dpu_first;
 	if (!o->budget && !(o->budget_frac > 0)) {
@@ -333,6 +334,7 @@ static int evaluate(struct state *st, size_t d, int final, struct eval *ev)
 	long lead = -1;
 
 	dp.delta = st->o->tolerance;
+	dp.delta_rel = st->o->tolerance_rel;
 	if (st->o->alpha > 0)
 		dp.alpha = st->o->alpha;
 	ev->sigma = pooled_sd(st, dg->g, dg->m);

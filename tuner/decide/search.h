@@ -136,6 +136,9 @@ struct search_opts {
 	 * where a group has every layout predicted (surrogate.h); never an
 	 * input of a decision. */
 	const double *prior;
+	/* delta_rel: the fraction of the best that matters besides tolerance
+	 * (decide.h); 0: tolerance alone. */
+	double tolerance_rel;
 };
 
 /* The adaptive search's default budget, of the grid's launches; launches
@@ -147,9 +150,9 @@ struct search_opts {
 #define SEARCH_FINALISTS   3
 #define SEARCH_EI_STOP	   0.05
 
-#define SEARCH_OPTS_INIT                                                \
-	{                                                               \
-		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL \
+#define SEARCH_OPTS_INIT                                                   \
+	{                                                                  \
+		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL, 0 \
 	}
 
 struct search_best {

@@ -277,7 +277,8 @@ static int decide_offload(const struct grp *g, const struct verdict_params *vp,
 	const double **x = xcalloc(g->n + 1, sizeof(*x));
 	size_t *n = xcalloc(g->n + 1, sizeof(*n));
 	struct decide_cost *cost = xcalloc(g->n + 1, sizeof(*cost));
-	struct decide_params dp = { vp->alpha, vp->delta_oe, 0.95, 0, 1, DECIDE_SCREEN_Z, -1 };
+	struct decide_params dp = { vp->alpha, vp->delta_oe,	0.95, 0,
+				    1,	       DECIDE_SCREEN_Z, -1,   vp->delta_rel };
 	struct decision dc;
 	int ret = -1;
 
@@ -324,7 +325,7 @@ static int decide_mpi(const struct grp *g, const struct verdict_params *vp, stru
 	const double **x = xcalloc(g->n + 1, sizeof(*x));
 	size_t *n = xcalloc(g->n + 1, sizeof(*n));
 	struct decide_cost *cost = xcalloc(g->n + 1, sizeof(*cost));
-	struct decide_params dp = { vp->alpha, 0, 0.95, 1, 1, DECIDE_SCREEN_Z, -1 };
+	struct decide_params dp = { vp->alpha, 0, 0.95, 1, 1, DECIDE_SCREEN_Z, -1, 0 };
 	struct decision dc;
 	double best = INFINITY;
 	int ret = -1;
@@ -404,9 +405,9 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 				cfg_add(cfg_get(grp_get(mpi, p, ranks), p), p, t);
 			continue;
 		}
-		if (!isfinite(p->oe_measured) || !p->layout || !*p->layout)
+		if (!isfinite(store_point_oe(p)) || !p->layout || !*p->layout)
 			continue;
-		cfg_add(cfg_get(grp_get(off, p, 0), p), p, p->oe_measured);
+		cfg_add(cfg_get(grp_get(off, p, 0), p), p, store_point_oe(p));
 	}
 	if (off->n > 1)
 		qsort(off->g, off->n, sizeof(*off->g), cmp_grp);

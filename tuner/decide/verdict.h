@@ -35,14 +35,15 @@ struct store_point;
 struct verdict_params {
 	double alpha;	   /* 0.05 */
 	double delta_oe;   /* OE points (0.5) */
+	double delta_rel;  /* fraction of the best configuration's OE (0.05) */
 	double delta_time; /* fraction of the leader's time (0.01) */
 	int dpu_first;	   /* cost_order: 1 when a DPU core is the cheaper */
 	unsigned cores;	   /* cores per host node (0: not known) */
 };
 
-#define VERDICT_PARAMS_INIT           \
-	{                             \
-		0.05, 0.5, 0.01, 1, 0 \
+#define VERDICT_PARAMS_INIT                 \
+	{                                   \
+		0.05, 0.5, 0.05, 0.01, 1, 0 \
 	}
 
 /* One configuration as people read it. Strings borrowed from the points. */

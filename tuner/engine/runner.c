@@ -867,8 +867,8 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 			    !strcmp(gr->collective, p->key.collective) &&
 			    !strcmp(gr->algorithm, p->key.algorithm) &&
 			    !strcmp(gr->assignment, p->key.assignment) && same_axes(gr, p) &&
-			    p->valid && p->calibrated >= 0 && isfinite(p->oe_measured))
-				oe[g] = p->oe_measured;
+			    p->valid && p->calibrated >= 0 && isfinite(store_point_oe(p)))
+				oe[g] = store_point_oe(p);
 		}
 	}
 	store_points_free(oc.pts, oc.npoints);

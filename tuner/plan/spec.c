@@ -40,7 +40,7 @@ static const char *const sweep_keys[] = {
 	"collectives", "algorithms", "assignments", "sizes",	  "wpn",
 	"workers",     "nodes",	     "placement",   "iterations", "warmup",
 	"repetitions", "time_limit", "retries",	    "transport",  "max_repetitions",
-	"alpha",       "delta_oe",   "delta_time",  "cost_order", "calibration_tolerance",
+	"alpha",       "delta_oe",   "delta_rel",   "delta_time",  "cost_order", "calibration_tolerance",
 	"dtypes",      "ops",	     "chunks",	    "windows",	  "radix",
 	"budget",      NULL
 };
@@ -874,12 +874,14 @@ static void load_statistics(struct loader *ld, const config_setting_t *sw, struc
 	s->max_repetitions = 0;
 	s->alpha = 0.05;
 	s->delta_oe = 0.5;
+	s->delta_rel = 0.05;
 	s->delta_time = 0.01;
 	s->dpu_first = 1;
 	s->calibration_tolerance = 0.10;
 	get_uint(ld, sw, "sweep.", "max_repetitions", 0, 1, 10000, &s->max_repetitions, &line);
 	get_double(ld, sw, "sweep.", "alpha", 1e-6, 0.5, &s->alpha);
 	get_double(ld, sw, "sweep.", "delta_oe", 0, 100, &s->delta_oe);
+	get_double(ld, sw, "sweep.", "delta_rel", 0, 0.5, &s->delta_rel);
 	get_double(ld, sw, "sweep.", "delta_time", 0, 0.99, &s->delta_time);
 	get_double(ld, sw, "sweep.", "calibration_tolerance", 0.001, 10, &s->calibration_tolerance);
 	if (!get_names(ld, sw, "sweep.", "cost_order", 0, placement_names, &order, NULL) &&

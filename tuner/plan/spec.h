@@ -148,6 +148,7 @@ struct spec {
 	double budget_frac;	      /* of the grid's launches; 0: the search's default */
 	double alpha;		      /* significance level (0.05) */
 	double delta_oe;	      /* practical threshold, OE points (0.5) */
+	double delta_rel;	      /* practical threshold, fraction of the best (0.05) */
 	double delta_time;	      /* practical threshold, fraction of time (0.01) */
 	int dpu_first;		      /* cost_order: a DPU core is cheaper than an onload one (1) */
 	double calibration_tolerance; /* compute vs reference, relative (0.10) */

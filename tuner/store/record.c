@@ -276,3 +276,11 @@ out:
 	json_decref(o);
 	return ret;
 }
+
+double store_point_oe(const struct store_point *p)
+{
+	if (isfinite(p->ref_us_median) && isfinite(p->total_us_median) && p->ref_us_median > 0 &&
+	    p->total_us_median > 0)
+		return 100 * p->ref_us_median / p->total_us_median;
+	return p->oe_measured;
+}

@@ -128,6 +128,13 @@ struct store_point {
 	int calibrated;
 };
 
+/* The offload efficiency a decision compares, in percent: the reference's
+ * median over iterations over the offloaded total's, not capped at 100
+ * (at the cap configurations that differ would look equal) and, being of
+ * medians, not moved by an iteration the OS descheduled. A point without
+ * those medians (an older record) gives its oe_measured. */
+double store_point_oe(const struct store_point *p);
+
 /* Frees the strings of a point filled by record_parse() (record.h). */
 /* A deep copy of src into dst: every string duplicated (NULL stays NULL);
  * release it with store_point_release(). The one copy of a point's
