@@ -1,7 +1,10 @@
 /* tests/unit/verdict-t.c: recommend's decisions from stored points: one
  * sample per launch, the choice with its outliers flagged and never
  * dropped, "unstable" above 20%, whether offloading pays, DPU against
- * onload with the cores each leaves, and an invalid point never counted. */
+ * onload with the cores each leaves, and an invalid point never counted;
+ * the uncapped OE of medians decided on where oe_measured sits at 100; a
+ * tie reached inside the relative zone; a rival whose every launch was
+ * left out never beaten by its absence. */
 #include "tap.h"
 #include "store.h"
 #include "verdict.h"
@@ -37,6 +40,94 @@ static struct store_point pt(const char *layout, const char *placement, int work
 	return p;
 }
 
+/* A point whose medians say ref / total (oe_measured capped as the
+ * kernel caps it). */
+static struct store_point med(const char *layout, int workers, const char *assignment, double ref,
+			      double total, int calibrated)
+{
+	struct store_point p = pt(layout, "onload", workers, workers, 0, total);
+
+	p.key.assignment = assignment;
+	p.ref_us_median = ref;
+	p.total_us_median = total;
+	p.oe_measured = fmin(100, 100 * ref / total);
+	p.calibrated = calibrated;
+	return p;
+}
+
+/* Decides n points, one group expected: its verdict. */
+static struct offload_verdict *one(struct store_point *p, size_t n,
+				   const struct verdict_params *vp, struct verdicts *v)
+{
+	if (verdicts_from_points(p, n, vp, v) || v->noff != 1)
+		return NULL;
+	return &v->off[0];
+}
+
+static void ceiling_tie_excluded(void)
+{
+	/* Launch-to-launch spread of about 1%, as a layout that fits its
+	 * cores shows. */
+	static const double wob[] = { 1.000, 1.010, 0.992, 1.004, 0.997, 1.008 };
+	struct verdict_params vp = VERDICT_PARAMS_INIT;
+	struct store_point p[24];
+	struct offload_verdict *o;
+	struct verdicts v;
+	size_t n = 0;
+
+	/* Both at the cap of 100; uncapped 125% against 105%. */
+	for (int i = 0; i < 6; i++) {
+		p[n++] = med("w1", 1, "block", 10, 9.5 * wob[i], 1);
+		p[n++] = med("w2", 2, "block", 10, 8.0 * wob[5 - i], 1);
+	}
+	o = one(p, n, &vp, &v);
+	ok(o && o->verdict == DECIDE_BEST && !strcmp(o->choice.layout, "w2"),
+	   "both at oe_measured 100: decided on the uncapped figure, 2 workers best (%s)",
+	   o ? decide_verdict_name(o->verdict) : "no group");
+	ok(o && o->choice.median > 120, "the uncapped median is kept (%.1f)",
+	   o ? o->choice.median : NAN);
+	verdicts_release(&v);
+
+	/* The same schedule twice (one worker: block and cyclic are one):
+	 * equal within the zone, a tie, the first seen taken. */
+	n = 0;
+	for (int i = 0; i < 6; i++) {
+		p[n++] = med("w1", 1, "block", 10, 12.5 * wob[i], 1);
+		p[n++] = med("w1", 1, "cyclic", 10, 12.5 * wob[(i + 3) % 6], 1);
+	}
+	o = one(p, n, &vp, &v);
+	ok(o && o->verdict == DECIDE_TIE, "1%% noise, equal medians: a tie inside 5%% (%s)",
+	   o ? decide_verdict_name(o->verdict) : "no group");
+	verdicts_release(&v);
+	vp.delta_rel = 0;
+	o = one(p, n, &vp, &v);
+	ok(o && o->verdict == DECIDE_UNDECIDED,
+	   "the same launches with half an OE point as the only zone: undecided (%s)",
+	   o ? decide_verdict_name(o->verdict) : "no group");
+	verdicts_release(&v);
+	vp.delta_rel = 0.05;
+
+	/* 2 workers' every launch missed its calibration: 1 worker is not
+	 * best for beating it. */
+	n = 0;
+	for (int i = 0; i < 6; i++) {
+		p[n++] = med("w1", 1, "block", 10, 12.5 * wob[i], 1);
+		p[n++] = med("w2", 2, "block", 10, 8.0 * wob[i], -1);
+	}
+	o = one(p, n, &vp, &v);
+	ok(o && o->verdict == DECIDE_UNDECIDED && o->excluded == 1 &&
+		   !strcmp(o->excluded_first.layout, "w2"),
+	   "a rival with every launch left out: undecided, and named (%s, %zu)",
+	   o ? decide_verdict_name(o->verdict) : "no group", o ? o->excluded : 0);
+	verdicts_release(&v);
+	/* One launch of it kept: it is compared, and loses nothing by the
+	 * others left out. */
+	p[3].calibrated = 1;
+	o = one(p, n, &vp, &v);
+	ok(o && o->excluded == 0, "one launch kept: not excluded");
+	verdicts_release(&v);
+}
+
 int main(void)
 {
 	/* dpu w1: 10 steady launches with 3 wild ones; onload w2: steady, lower. */
@@ -47,7 +138,8 @@ int main(void)
 	struct verdicts v;
 	size_t n = 0;
 
-	plan(12);
+	plan(18);
+	ceiling_tie_excluded();
 	for (int i = 0; i < 10; i++)
 		p[n++] = pt("n1-w1-dpu", "dpu", 1, 1, dpu[i], 10);
 	for (int i = 0; i < 10; i++)

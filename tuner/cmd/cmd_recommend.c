@@ -271,6 +271,7 @@ static json_t *size_json(const struct offload_choice *c)
 	json_object_set_new(j, "offload_pays", json_string(c->pays ? c->pays : "unclear"));
 	json_object_set_new(j, "outliers", json_integer(c->outliers));
 	json_object_set_new(j, "unstable", json_boolean(c->unstable));
+	json_object_set_new(j, "excluded", json_integer(c->excluded));
 	json_object_set_new(j, "gain",
 			    json_pack("[o, o, o]", round_or_null(c->gain, 1),
 				      round_or_null(c->gain_lo, 1), round_or_null(c->gain_hi, 1)));
@@ -389,13 +390,18 @@ static void size_print(const struct offload_choice *c)
 {
 	char sz[32];
 
-	printf("  %s: oe_measured %.1f%% (median of %u launch%s); the best median %.1f%%, its 95%% "
-	       "CI"
-	       " [%.1f, %.1f]%s\n",
+	printf("  %s: OE %.1f%% (median of %u launch%s; reference over total, medians over "
+	       "iterations, uncapped%s); the best median %.1f%%, its 95%% CI [%.1f, %.1f]%s\n",
 	       format_size(c->key.bytes, sz, sizeof(sz)), c->oe, c->reps, c->reps == 1 ? "" : "es",
-	       c->leader_oe, c->ci_lo, c->ci_hi,
-	       c->ci_exact ? "" : " (too few launches for 95%: min..max)");
+	       c->oe > 100 ? ": oe_measured caps it at 100.0" : "", c->leader_oe, c->ci_lo,
+	       c->ci_hi, c->ci_exact ? "" : " (too few launches for 95%: min..max)");
 	verdict_print(c);
+	if (c->excluded)
+		printf("    not compared: %u configuration%s with every launch left out (compute "
+		       "not "
+		       "calibrated to the reference), %s first; no verdict rests on a rival never "
+		       "measured\n",
+		       c->excluded, c->excluded == 1 ? "" : "s", c->excluded_first);
 	if (c->unstable)
 		printf("    unstable: %u of its %u launches are outliers (Tukey 3 IQR or modified "
 		       "z-score), kept, not dropped: look at the machine before trusting it\n",

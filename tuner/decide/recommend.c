@@ -183,6 +183,8 @@ static void offload_from_verdict(const struct offload_verdict *v, struct offload
 	c->gain_lo = v->gain_lo;
 	c->gain_hi = v->gain_hi;
 	c->placement_cmp = v->placement;
+	c->excluded = (unsigned)v->excluded;
+	c->excluded_first = v->excluded ? describe(&v->excluded_first) : NULL;
 	if (v->placement.have) {
 		c->placement_cmp.dpu.layout = c->placement_cmp.onload.layout = NULL;
 		c->dpu_best = describe(&v->placement.dpu);
@@ -442,6 +444,7 @@ void decisions_release(struct decisions *d)
 		free(c->runner_up);
 		free(c->leader);
 		free(c->indifferent);
+		free(c->excluded_first);
 		free(c->dpu_best);
 		free(c->onload_best);
 	}

@@ -50,6 +50,8 @@ struct offload_choice {
 	struct placement_cmp
 		placement_cmp;	      /* DPU against onload (its configs' layout names cleared) */
 	char *dpu_best, *onload_best; /* when placement_cmp.have */
+	unsigned excluded;	      /* configurations whose every launch was left out */
+	char *excluded_first;	      /* the first of them, described; NULL when none */
 };
 
 /* The fastest Open MPI algorithm for one collective, size of communicator

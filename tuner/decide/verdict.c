@@ -271,8 +271,26 @@ static void fill_set(const struct grp *g, const struct decision *dc, const struc
 	v->nindifferent = k;
 }
 
-static int decide_offload(const struct grp *g, const struct verdict_params *vp,
-			  struct offload_verdict *v)
+/* The configurations of exc (left-out points of g's question) that have
+ * no launch kept in g: *v gets their count and the first of them. */
+static void excluded_of(const struct grp *g, const struct grp *exc, struct offload_verdict *v)
+{
+	for (size_t i = 0; exc && i < exc->n; i++) {
+		int kept = 0;
+
+		for (size_t j = 0; j < g->n && !kept; j++)
+			kept = !point_cmp_config(&g->c[j].p->key, &exc->c[i].p->key) &&
+			       !strcmp(str_or_empty(g->c[j].p->layout),
+				       str_or_empty(exc->c[i].p->layout));
+		if (kept)
+			continue;
+		if (!v->excluded++)
+			v->excluded_first = vconfig(&exc->c[i]);
+	}
+}
+
+static int decide_offload(const struct grp *g, const struct grp *exc,
+			  const struct verdict_params *vp, struct offload_verdict *v)
 {
 	const double **x = xcalloc(g->n + 1, sizeof(*x));
 	size_t *n = xcalloc(g->n + 1, sizeof(*n));
@@ -308,6 +326,11 @@ static int decide_offload(const struct grp *g, const struct verdict_params *vp,
 	v->ref_us = median_of(g->c[dc.choice].ref, g->c[dc.choice].n);
 	v->compute_us = median_of(g->c[dc.choice].compute, g->c[dc.choice].n);
 	fill_set(g, &dc, cost, v);
+	/* A rival whose launches were all left out was not beaten: no verdict
+	 * can rest on its absence. */
+	excluded_of(g, exc, v);
+	if (v->excluded)
+		v->verdict = DECIDE_UNDECIDED;
 	pays(&g->c[dc.choice], v);
 	outliers(&g->c[dc.choice], v);
 	placement_compare(g, vp, &v->placement);
@@ -383,7 +406,7 @@ static int cmp_grp(const void *a, const void *b)
  * compute phase missed its reference (calibrated false) measured another
  * question, so it is left out, and counted. */
 static void gather(const struct store_point *pts, size_t n, struct grps *off, struct grps *mpi,
-		   size_t *uncalibrated)
+		   struct grps *exc, size_t *uncalibrated)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct store_point *p = &pts[i];
@@ -392,6 +415,8 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 			continue;
 		if (p->calibrated < 0) {
 			(*uncalibrated)++;
+			if (!is_mpi(p) && p->layout && *p->layout)
+				cfg_add(cfg_get(grp_get(exc, p, 0), p), p, NAN);
 			continue;
 		}
 		if (is_mpi(p)) {
@@ -418,21 +443,28 @@ static void gather(const struct store_point *pts, size_t n, struct grps *off, st
 int verdicts_from_points(const struct store_point *pts, size_t n, const struct verdict_params *vp,
 			 struct verdicts *v)
 {
-	struct grps off = { 0 }, mpi = { 0 };
+	struct grps off = { 0 }, mpi = { 0 }, exc = { 0 };
 	int ret = 0;
 
 	memset(v, 0, sizeof(*v));
-	gather(pts, n, &off, &mpi, &v->uncalibrated);
+	gather(pts, n, &off, &mpi, &exc, &v->uncalibrated);
 	v->off = xcalloc(off.n + 1, sizeof(*v->off));
 	v->mpi = xcalloc(mpi.n + 1, sizeof(*v->mpi));
-	for (size_t i = 0; i < off.n && !ret; i++)
-		if (!(ret = decide_offload(&off.g[i], vp, &v->off[v->noff])))
+	for (size_t i = 0; i < off.n && !ret; i++) {
+		const struct grp *x = NULL;
+
+		for (size_t j = 0; j < exc.n && !x; j++)
+			if (!cmp_grp(&exc.g[j], &off.g[i]))
+				x = &exc.g[j];
+		if (!(ret = decide_offload(&off.g[i], x, vp, &v->off[v->noff])))
 			v->noff++;
+	}
 	for (size_t i = 0; i < mpi.n && !ret; i++)
 		if (!(ret = decide_mpi(&mpi.g[i], vp, &v->mpi[v->nmpi])))
 			v->nmpi++;
 	grps_release(&off);
 	grps_release(&mpi);
+	grps_release(&exc);
 	if (ret)
 		verdicts_release(v);
 	return ret;

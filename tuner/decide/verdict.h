@@ -88,6 +88,11 @@ struct offload_verdict {
 	struct decide_noise model; /* the decision's noise model (decide.h) */
 	int unstable;		   /* more than 20% of them: "unstable" */
 	struct placement_cmp placement;
+	/* Configurations of the question whose every launch was left out
+	 * (compute not calibrated to the reference): never compared, so the
+	 * verdict is undecided, whatever the others show; the first of them. */
+	size_t excluded;
+	struct verdict_config excluded_first;
 };
 
 struct mpi_verdict {
