@@ -357,7 +357,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 		     double *times, struct point_result *res)
 {
 	const struct kopts *o = k->o;
-	int n = o->warmup + o->iterations, host = k->rank < k->H;
+	int n = o->warmup + k->iters, host = k->rank < k->H;
 	int data = ph != PH_COMPUTE && o->validate;
 	long long bad = -1;
 	int src = -1;
@@ -413,7 +413,7 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 	}
 	if (nb_barrier(k->world))
 		return -1;
-	MPI_Allreduce(MPI_IN_PLACE, times, o->iterations, MPI_DOUBLE, MPI_MAX, k->world);
+	MPI_Allreduce(MPI_IN_PLACE, times, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
 	if (data) {
 		if (k->t->ops->sync(k->t))
 			return -1;
@@ -443,7 +443,7 @@ static int fit_compute(struct kctx *k, const struct coll_geom *g, const struct c
 	for (int tries = 0;; tries++) {
 		if (run_phase(k, g, cr, x, PH_COMPUTE, *units, -1, times, res))
 			return -1;
-		tstats_of(times, k->o->iterations, &st);
+		tstats_of(times, k->iters, &st);
 		res->compute_us = st.avg;
 		res->compute_med = st.median;
 		if (tries == 2 || st.median <= 0 ||
@@ -484,6 +484,34 @@ static int calibrate_point(struct kctx *k, const struct coll_geom *g, const stru
 	}
 }
 
+/* The reference phase, and with it the iterations of the point: -i, or,
+ * with --min-time, as many as fill that time, the whole iteration counted
+ * (its barriers too), up to KERNEL_MAX_ITERS. A few iterations of a
+ * microsecond phase give a median that one descheduled rank moves; a
+ * count sized by time gives each point the same footing whatever its
+ * size, as IMB's -time and google/benchmark's minimum time do. The first
+ * run, of -i iterations, is then warm-up; the count is decided on the
+ * slowest rank's elapsed time, so every rank takes the same. */
+static int timed_ref(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+		     struct sched_run *x, double **times, struct point_result *res)
+{
+	double t0 = MPI_Wtime(), el;
+	long want;
+
+	if (run_phase(k, g, cr, x, PH_REF, 0, -1, *times, res))
+		return -1;
+	if (k->o->min_time_ms <= 0)
+		return 0;
+	el = MPI_Wtime() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &el, 1, MPI_DOUBLE, MPI_MAX, k->world);
+	want = (long)ceil(k->o->min_time_ms * 1e-3 / (el / (k->o->warmup + k->iters)));
+	if (want <= k->iters)
+		return 0;
+	k->iters = want > KERNEL_MAX_ITERS ? KERNEL_MAX_ITERS : (int)want;
+	*times = xrealloc(*times, (size_t)k->iters * sizeof(**times));
+	return run_phase(k, g, cr, x, PH_REF, 0, -1, *times, res);
+}
+
 int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *res)
 {
 	const struct kopts *o = k->o;
@@ -507,23 +535,25 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 		corrupt_rank = coll_fault_rank(g);
 		k->fault_pending = 0;
 	}
+	k->iters = o->iterations;
 	times = xmalloc((size_t)o->iterations * sizeof(*times));
 	sched_run_init(&x, cr.ref.n > cr.off.n ? cr.ref.n : cr.off.n);
-	if (run_phase(k, g, &cr, &x, PH_REF, 0, -1, times, res))
+	if (timed_ref(k, g, &cr, &x, &times, res))
 		goto out;
-	tstats_of(times, o->iterations, &st);
+	res->iterations = k->iters;
+	tstats_of(times, k->iters, &st);
 	res->ref_us = st.avg;
 	res->ref_med = st.median;
 	if (calibrate_point(k, g, &cr, &x, times, res, &units))
 		goto out;
 	if (run_phase(k, g, &cr, &x, PH_COMM, 0, -1, times, res))
 		goto out;
-	tstats_of(times, o->iterations, &st);
+	tstats_of(times, k->iters, &st);
 	res->comm_us = st.avg;
 	res->comm_med = st.median;
 	if (run_phase(k, g, &cr, &x, PH_TOTAL, units, corrupt_rank, times, res))
 		goto out;
-	tstats_of(times, o->iterations, &res->total);
+	tstats_of(times, k->iters, &res->total);
 	ret = 0;
 out:
 	free(times);

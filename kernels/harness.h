@@ -29,7 +29,11 @@ struct kctx {
 	double units_per_us; /* dummy compute rate of this rank */
 	uint64_t seq;	     /* iteration number for the data pattern */
 	int fault_pending;   /* SWEETSPOT_FAULT=flip-byte not done yet */
+	int iters;	     /* timed iterations of the point being run */
 };
+
+/* Timed iterations of a phase at most, whatever --min-time asks. */
+#define KERNEL_MAX_ITERS 100000
 
 struct point_result {
 	double ref_us, comm_us, compute_us; /* means over iterations */
@@ -44,6 +48,7 @@ struct point_result {
 	int bad_rank, bad_src; /* where validation first failed */
 	long long bad_offset;  /* byte offset in bad_rank's result */
 	const char *bad_phase;
+	int iterations; /* timed iterations per phase: -i, or more for --min-time */
 };
 
 /* The executor's state for one schedule, allocated once per point. */

@@ -98,7 +98,8 @@ enum {
 	OPT_CALIB_TOL,
 	OPT_RADIX,
 	OPT_BURST,
-	OPT_BATCH_MS
+	OPT_BATCH_MS,
+	OPT_MIN_TIME
 };
 
 /* The options, in the order of --help and of the man page: the one list of
@@ -134,6 +135,10 @@ static const struct kopt {
 	{ "window", OPT_WINDOW, "LIST", "pipelined algorithms: chunks in flight" },
 	{ "iterations", 'i', "N", "timed iterations per point (default 100)" },
 	{ "warmup", 'x', "N", "untimed iterations first (default 10)" },
+	{ "min-time", OPT_MIN_TIME, "MS",
+	  "offload: each phase of a point runs at least -i\n"
+	  "iterations and at least MS ms, barriers counted\n"
+	  "(at most 100000 iterations; default 0: -i alone)" },
 	{ "batch-ms", OPT_BATCH_MS, "N",
 	  "mpi: calls are timed in batches of at least N\n"
 	  "ms, -i calls in all at least (default 20)" },
@@ -444,6 +449,8 @@ static int parse_value_opt(int c, const char *arg, struct kopts *o, char *err, s
 		return parse_int_opt("--warmup", arg, 0, 100000000, &o->warmup, err, errlen);
 	case OPT_BATCH_MS:
 		return parse_int_opt("--batch-ms", arg, 1, 60000, &o->batch_ms, err, errlen);
+	case OPT_MIN_TIME:
+		return parse_int_opt("--min-time", arg, 0, 600000, &o->min_time_ms, err, errlen);
 	case OPT_PPN:
 		return parse_int_opt("--ppn", arg, 1, 1 << 20, &o->ppn, err, errlen);
 	case OPT_RADIX:

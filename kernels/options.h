@@ -40,6 +40,7 @@ struct kopts {
 	int burst;		     /* --mode bw: writes posted before a wait (default 1) */
 	int windows[KOPTS_MAX_AXIS]; /* pipelined points: chunks in flight (default 2) */
 	int batch_ms;		     /* mpi: a timed batch of calls lasts at least this long */
+	int min_time_ms; /* offload: a phase of a point lasts at least this long (0: -i alone) */
 	size_t nwindows;
 	unsigned dtypes;		 /* bit per enum dtype (default int32) */
 	unsigned redops;		 /* bit per enum redop (default sum) */

@@ -25,10 +25,10 @@ void kout_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void out_common(FILE *f, const struct runinfo *ri, const char *mode)
+static void out_common(FILE *f, const struct runinfo *ri, const char *mode, int iterations)
 {
 	fprintf(f, "{\"schema\":%d,\"mode\":\"%s\",", SCHEMA_VERSION, mode);
-	fprintf(f, "\"iterations\":%d,\"warmup\":%d,", ri->o->iterations, ri->o->warmup);
+	fprintf(f, "\"iterations\":%d,\"warmup\":%d,", iterations, ri->o->warmup);
 	fprintf(f, "\"ranks\":%d,\"hosts\":%d,\"workers\":%d,\"nodes\":%d,\"ppn\":%d,", ri->size,
 		ri->H, ri->W, ri->nodes, ri->ppn);
 	fprintf(f, "\"transport\":");
@@ -92,7 +92,7 @@ void out_point_json(FILE *f, const struct runinfo *ri, const struct coll_geom *g
 {
 	double algbw = out_algbw(g->m, r->comm_us), busbw = out_busbw(g->coll, g->H, algbw);
 
-	out_common(f, ri, "offload");
+	out_common(f, ri, "offload", r->iterations ? r->iterations : ri->o->iterations);
 	fprintf(f,
 		"\"collective\":\"%s\",\"algorithm\":\"%s\",\"assignment\":\"%s\",\"bytes\":%zu,",
 		coll_names[g->coll], alg_names[g->alg], asg_names[s], g->m);
@@ -154,7 +154,7 @@ void out_point_row(FILE *f, const struct coll_geom *g, enum asg s, const struct 
 
 void out_mpi_json(FILE *f, const struct runinfo *ri, const struct mpi_result *r)
 {
-	out_common(f, ri, "mpi");
+	out_common(f, ri, "mpi", ri->o->iterations);
 	fprintf(f, "\"collective\":\"%s\",\"algorithm\":", coll_names[r->coll]);
 	kout_json_string(f, r->algorithm);
 	/* No workers, hence no assignment: "none" keeps the field in every record. */

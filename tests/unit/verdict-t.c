@@ -56,8 +56,8 @@ static struct store_point med(const char *layout, int workers, const char *assig
 }
 
 /* Decides n points, one group expected: its verdict. */
-static struct offload_verdict *one(struct store_point *p, size_t n,
-				   const struct verdict_params *vp, struct verdicts *v)
+static struct offload_verdict *one(struct store_point *p, size_t n, const struct verdict_params *vp,
+				   struct verdicts *v)
 {
 	if (verdicts_from_points(p, n, vp, v) || v->noff != 1)
 		return NULL;

@@ -36,14 +36,16 @@ static const char *const system_keys[] = { "name",	    "nodes",	"ppn",	   "dpu",
 					   "launcher_args", "env",	NULL };
 static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
-static const char *const sweep_keys[] = {
-	"collectives", "algorithms", "assignments", "sizes",	  "wpn",
-	"workers",     "nodes",	     "placement",   "iterations", "warmup",
-	"repetitions", "time_limit", "retries",	    "transport",  "max_repetitions",
-	"alpha",       "delta_oe",   "delta_rel",   "delta_time",  "cost_order", "calibration_tolerance",
-	"dtypes",      "ops",	     "chunks",	    "windows",	  "radix",
-	"budget",      NULL
-};
+static const char *const sweep_keys[] = { "collectives", "algorithms",	"assignments",
+					  "sizes",	 "wpn",		"workers",
+					  "nodes",	 "placement",	"iterations",
+					  "warmup",	 "repetitions", "time_limit",
+					  "retries",	 "transport",	"max_repetitions",
+					  "alpha",	 "delta_oe",	"delta_rel",
+					  "delta_time",	 "cost_order",	"calibration_tolerance",
+					  "dtypes",	 "ops",		"chunks",
+					  "windows",	 "radix",	"budget",
+					  NULL };
 
 static const char *const verify_keys[] = { "command",	  "export",	     "metric",
 					   "figures",	  "higher",	     "launcher",
