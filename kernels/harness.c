@@ -350,83 +350,129 @@ static int host_offloaded(struct kctx *k, const struct coll_geom *g, const struc
 enum phase { PH_REF, PH_COMPUTE, PH_COMM, PH_TOTAL };
 static const char *const phase_names[] = { "ref", "compute", "comm", "total" };
 
+/* One iteration of phase ph (the i-th of n, warm-up counted): its
+ * barrier, its data refilled where it moves data, then the timed part;
+ * *us gets this rank's time in microseconds. */
+static int one_iteration(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+			 struct sched_run *x, enum phase ph, uint64_t units, int corrupt,
+			 double *us)
+{
+	int host = k->rank < k->H, data = ph != PH_COMPUTE && k->o->validate, rc = 0;
+	double t0, t1;
+
+	k->seq++;
+	if (nb_barrier(k->world))
+		return -1;
+	if (data) {
+		if (cr->is_source) {
+			if (coll_is_reduction(g->coll))
+				reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank, k->seq);
+			else
+				pattern_fill(k->t->base, coll_send_bytes(g), k->rank, k->seq);
+			if (k->t->ops->sync(k->t))
+				return -1;
+		}
+		if (nb_barrier(k->world))
+			return -1;
+	}
+	t0 = MPI_Wtime();
+	switch (ph) {
+	case PH_REF:
+		if (host)
+			rc = sched_exec(k, g, &cr->ref, x, 0);
+		break;
+	case PH_COMPUTE:
+		if (host)
+			compute_run(units);
+		break;
+	case PH_COMM:
+		rc = host ? host_offloaded(k, g, cr, x, 0) : sched_exec(k, g, &cr->off, x, 0);
+		break;
+	case PH_TOTAL:
+		rc = host ? host_offloaded(k, g, cr, x, units) :
+			    sched_exec(k, g, &cr->off, x, corrupt);
+		break;
+	}
+	t1 = MPI_Wtime();
+	*us = (t1 - t0) * 1e6;
+	return rc ? -1 : 0;
+}
+
+/* After the iterations of a phase that moved data: every destination
+ * checks the last one's bytes; the verdict is combined over ranks. */
+static int check_phase(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+		       enum phase ph, struct point_result *res)
+{
+	long long bad = -1;
+	int src = -1;
+
+	if (ph == PH_COMPUTE || !k->o->validate)
+		return 0;
+	if (k->t->ops->sync(k->t))
+		return -1;
+	check_blocks(k->t->base, g, &cr->exp, k->seq, &bad, &src);
+	if (bad >= 0)
+		fprintf(stderr,
+			"sweetspot-kernel: rank %d: %s %s %zu B, %s phase: wrong byte at "
+			"offset %lld of the result (block of rank %d)\n",
+			k->rank, coll_names[g->coll], alg_names[g->alg], g->m, phase_names[ph], bad,
+			src);
+	combine_validation(k->world, bad, src, phase_names[ph], res);
+	return 0;
+}
+
 /* One phase: warm-up + iterations; times[] gets the MPI_MAX-reduced
  * per-iteration times in microseconds. */
 static int run_phase(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
 		     struct sched_run *x, enum phase ph, uint64_t units, int corrupt_rank,
 		     double *times, struct point_result *res)
 {
-	const struct kopts *o = k->o;
-	int n = o->warmup + k->iters, host = k->rank < k->H;
-	int data = ph != PH_COMPUTE && o->validate;
-	long long bad = -1;
-	int src = -1;
+	int n = k->o->warmup + k->iters;
 
 	for (int i = 0; i < n; i++) {
-		double t0, t1;
-		int rc = 0;
+		double us;
 
-		k->seq++;
-		if (nb_barrier(k->world))
+		if (one_iteration(k, g, cr, x, ph, units, k->rank == corrupt_rank && i == n - 1,
+				  &us))
 			return -1;
-		if (data) {
-			if (cr->is_source) {
-				if (coll_is_reduction(g->coll))
-					reduce_fill(k->t->base, g->m, g->dt, g->op, g->H, k->rank,
-						    k->seq);
-				else
-					pattern_fill(k->t->base, coll_send_bytes(g), k->rank,
-						     k->seq);
-				if (k->t->ops->sync(k->t))
-					return -1;
-			}
-			if (nb_barrier(k->world))
-				return -1;
-		}
-		t0 = MPI_Wtime();
-		switch (ph) {
-		case PH_REF:
-			if (host)
-				rc = sched_exec(k, g, &cr->ref, x, 0);
-			break;
-		case PH_COMPUTE:
-			if (host)
-				compute_run(units);
-			break;
-		case PH_COMM:
-			rc = host ? host_offloaded(k, g, cr, x, 0) :
-				    sched_exec(k, g, &cr->off, x, 0);
-			break;
-		case PH_TOTAL:
-			if (host)
-				rc = host_offloaded(k, g, cr, x, units);
-			else
-				rc = sched_exec(k, g, &cr->off, x,
-						k->rank == corrupt_rank && i == n - 1);
-			break;
-		}
-		t1 = MPI_Wtime();
-		if (rc)
-			return -1;
-		if (i >= o->warmup)
-			times[i - o->warmup] = (t1 - t0) * 1e6;
+		if (i >= k->o->warmup)
+			times[i - k->o->warmup] = us;
 	}
 	if (nb_barrier(k->world))
 		return -1;
 	MPI_Allreduce(MPI_IN_PLACE, times, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
-	if (data) {
-		if (k->t->ops->sync(k->t))
+	return check_phase(k, g, cr, ph, res);
+}
+
+/* The reference and the offloaded total, interleaved: an iteration of
+ * each in turn, warm-up first, so that both see the same machine. Their
+ * medians are compared (the OE), and a machine whose speed changes during
+ * a point (other jobs, another core's load, the clock) then moves both
+ * alike instead of the one timed while it was slower. ref[] and tot[] get
+ * the MPI_MAX-reduced times. */
+static int run_pairs(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+		     struct sched_run *x, uint64_t units, int corrupt_rank, double *ref,
+		     double *tot, struct point_result *res)
+{
+	int n = k->o->warmup + k->iters;
+
+	for (int i = 0; i < n; i++) {
+		double r, t;
+
+		if (one_iteration(k, g, cr, x, PH_REF, 0, 0, &r) ||
+		    one_iteration(k, g, cr, x, PH_TOTAL, units,
+				  k->rank == corrupt_rank && i == n - 1, &t))
 			return -1;
-		check_blocks(k->t->base, g, &cr->exp, k->seq, &bad, &src);
-		if (bad >= 0)
-			fprintf(stderr,
-				"sweetspot-kernel: rank %d: %s %s %zu B, %s phase: wrong byte at "
-				"offset %lld of the result (block of rank %d)\n",
-				k->rank, coll_names[g->coll], alg_names[g->alg], g->m,
-				phase_names[ph], bad, src);
-		combine_validation(k->world, bad, src, phase_names[ph], res);
+		if (i >= k->o->warmup) {
+			ref[i - k->o->warmup] = r;
+			tot[i - k->o->warmup] = t;
+		}
 	}
-	return 0;
+	if (nb_barrier(k->world))
+		return -1;
+	MPI_Allreduce(MPI_IN_PLACE, ref, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
+	MPI_Allreduce(MPI_IN_PLACE, tot, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
+	return check_phase(k, g, cr, PH_TOTAL, res);
 }
 
 /* The compute phase with units per host, rescaled until its median lasts
@@ -518,7 +564,7 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	struct coll_rank cr;
 	struct sched_run x;
 	struct tstats st;
-	double *times;
+	double *times, *ref = NULL;
 	int corrupt_rank = -1, ret = -1;
 	uint64_t units;
 
@@ -551,12 +597,17 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	tstats_of(times, k->iters, &st);
 	res->comm_us = st.avg;
 	res->comm_med = st.median;
-	if (run_phase(k, g, &cr, &x, PH_TOTAL, units, corrupt_rank, times, res))
+	ref = xmalloc((size_t)k->iters * sizeof(*ref));
+	if (run_pairs(k, g, &cr, &x, units, corrupt_rank, ref, times, res))
 		goto out;
+	tstats_of(ref, k->iters, &st);
+	res->ref_us = st.avg;
+	res->ref_med = st.median;
 	tstats_of(times, k->iters, &res->total);
 	ret = 0;
 out:
 	free(times);
+	free(ref);
 	sched_run_release(&x);
 	coll_rank_release(&cr);
 	return ret;
