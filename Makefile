@@ -117,17 +117,21 @@ uninstall:
 	rm -f $(DESTDIR)$(COMPDIR)/sweetspot
 
 # The main job: a local sweep (Open MPI on this machine, onload workers) kept
-# in results/sweetspot.db, then its table and the recommendation. Running it again resumes: what is
-# already measured is not measured twice.
+# in results/sweetspot.db, then its table and the recommendation. The spec
+# is made for this machine by `sweetspot init --local` (results/demo.cfg), which
+# says what it chose and why. Running it again resumes: what is already
+# measured is not measured twice.
 DEMO_DB := results/sweetspot.db
+DEMO_SPEC := results/demo.cfg
 demo: programs
-	$(BIN)/sweetspot run profiles/local.cfg --db $(DEMO_DB)
+	$(BIN)/sweetspot init --local --force -o $(DEMO_SPEC)
+	$(BIN)/sweetspot run $(DEMO_SPEC) --db $(DEMO_DB)
 	$(BIN)/sweetspot results --db $(DEMO_DB)
-	$(BIN)/sweetspot recommend profiles/local.cfg --db $(DEMO_DB)
-	$(BIN)/sweetspot report profiles/local.cfg --db $(DEMO_DB) -o results/report
-	$(BIN)/sweetspot baseline profiles/local.cfg --db $(DEMO_DB)
-	$(BIN)/sweetspot export --format ompi-rules --db $(DEMO_DB) -o results/demo.rules --force profiles/local.cfg
-	$(BIN)/sweetspot verify profiles/local.cfg --export results/demo.rules --db $(DEMO_DB)
+	$(BIN)/sweetspot recommend $(DEMO_SPEC) --db $(DEMO_DB)
+	$(BIN)/sweetspot report $(DEMO_SPEC) --db $(DEMO_DB) -o results/report
+	$(BIN)/sweetspot baseline $(DEMO_SPEC) --db $(DEMO_DB)
+	$(BIN)/sweetspot export --format ompi-rules --db $(DEMO_DB) -o results/demo.rules --force $(DEMO_SPEC)
+	$(BIN)/sweetspot verify $(DEMO_SPEC) --export results/demo.rules --db $(DEMO_DB)
 
 clean:
 	rm -rf $(BUILD) $(BIN)

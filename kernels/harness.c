@@ -444,33 +444,37 @@ static int run_phase(struct kctx *k, const struct coll_geom *g, const struct col
 	return check_phase(k, g, cr, ph, res);
 }
 
-/* The reference and the offloaded total, interleaved: an iteration of
- * each in turn, warm-up first, so that both see the same machine. Their
- * medians are compared (the OE), and a machine whose speed changes during
- * a point (other jobs, another core's load, the clock) then moves both
- * alike instead of the one timed while it was slower. ref[] and tot[] get
+/* The reference, the compute and the offloaded total, interleaved: an
+ * iteration of each in turn, warm-up first, so that all three see the same
+ * machine. The OE divides the first by the last and the calibration holds
+ * the second against the first: a machine whose speed changes during a
+ * point (other jobs, another core's load, the clock) then moves them alike
+ * instead of the one timed while it was slower. ref[], cmp[] and tot[] get
  * the MPI_MAX-reduced times. */
-static int run_pairs(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
-		     struct sched_run *x, uint64_t units, int corrupt_rank, double *ref,
-		     double *tot, struct point_result *res)
+static int run_triples(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
+		       struct sched_run *x, uint64_t units, int corrupt_rank, double *ref,
+		       double *cmp, double *tot, struct point_result *res)
 {
 	int n = k->o->warmup + k->iters;
 
 	for (int i = 0; i < n; i++) {
-		double r, t;
+		double r, c, t;
 
 		if (one_iteration(k, g, cr, x, PH_REF, 0, 0, &r) ||
+		    one_iteration(k, g, cr, x, PH_COMPUTE, units, 0, &c) ||
 		    one_iteration(k, g, cr, x, PH_TOTAL, units,
 				  k->rank == corrupt_rank && i == n - 1, &t))
 			return -1;
 		if (i >= k->o->warmup) {
 			ref[i - k->o->warmup] = r;
+			cmp[i - k->o->warmup] = c;
 			tot[i - k->o->warmup] = t;
 		}
 	}
 	if (nb_barrier(k->world))
 		return -1;
 	MPI_Allreduce(MPI_IN_PLACE, ref, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
+	MPI_Allreduce(MPI_IN_PLACE, cmp, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
 	MPI_Allreduce(MPI_IN_PLACE, tot, k->iters, MPI_DOUBLE, MPI_MAX, k->world);
 	return check_phase(k, g, cr, PH_TOTAL, res);
 }
@@ -499,30 +503,50 @@ static int fit_compute(struct kctx *k, const struct coll_geom *g, const struct c
 	}
 }
 
-/* The calibrated compute: the rate measured at start-up can be off (other
- * ranks on the same cores, frequency changes), so when the fitted phase
- * still misses the reference's median by more than --calib-tolerance, the
- * rate is measured again (all ranks: the decision is on reduced times)
- * and the fit redone, up to CALIB_RETRIES times. */
+/* How far the compute's median misses the reference's, and whether that
+ * is within --calib-tolerance. Decided on the figure the record carries
+ * (4 decimals), so a record always agrees with itself: 0.00003 is written
+ * 0.0000 and must then count as calibrated at tolerance 0. */
+static void judge_calibration(const struct kctx *k, struct point_result *res)
+{
+	res->calib_error = res->ref_med > 0 ? fabs(res->compute_med - res->ref_med) / res->ref_med :
+					      0;
+	res->calib_error = round(res->calib_error * 1e4) / 1e4;
+	res->calibrated = res->calib_error <= k->o->calib_tolerance;
+}
+
+/* The calibrated compute, and the point's figures: the compute is fitted
+ * to the reference's median, then the reference, the compute and the total
+ * run interleaved (run_triples()); their medians are the record's, and the
+ * compute is judged against the reference of that same run. The rate
+ * measured at start-up can be off (other ranks on the same cores,
+ * frequency changes), so when the compute misses the reference's median by
+ * more than --calib-tolerance, the rate is measured again (all ranks: the
+ * decision is on reduced times), the fit redone to the latest reference
+ * and the three run again, up to CALIB_RETRIES times. t[] holds 3 x
+ * k->iters. */
 #define CALIB_RETRIES 3
 static int calibrate_point(struct kctx *k, const struct coll_geom *g, const struct coll_rank *cr,
-			   struct sched_run *x, double *times, struct point_result *res,
-			   uint64_t *units)
+			   struct sched_run *x, int corrupt_rank, double *t,
+			   struct point_result *res)
 {
+	double *ref = t, *cmp = t + k->iters, *tot = t + 2 * (size_t)k->iters;
+	struct tstats st;
+
 	for (int retry = 0;; retry++) {
-		*units = (uint64_t)(res->ref_med * k->units_per_us + 0.5);
-		if (fit_compute(k, g, cr, x, times, res, units))
+		uint64_t units = (uint64_t)(res->ref_med * k->units_per_us + 0.5);
+
+		if (fit_compute(k, g, cr, x, cmp, res, &units) ||
+		    run_triples(k, g, cr, x, units, corrupt_rank, ref, cmp, tot, res))
 			return -1;
-		res->calib_error = res->ref_med > 0 ? (res->compute_med > res->ref_med ?
-							       res->compute_med - res->ref_med :
-							       res->ref_med - res->compute_med) /
-							      res->ref_med :
-						      0;
-		/* Decided on the figure the record carries (4 decimals), so a
-		 * record always agrees with itself: 0.00003 is written 0.0000
-		 * and must then count as calibrated at tolerance 0. */
-		res->calib_error = round(res->calib_error * 1e4) / 1e4;
-		res->calibrated = res->calib_error <= k->o->calib_tolerance;
+		tstats_of(ref, k->iters, &st);
+		res->ref_us = st.avg;
+		res->ref_med = st.median;
+		tstats_of(cmp, k->iters, &st);
+		res->compute_us = st.avg;
+		res->compute_med = st.median;
+		tstats_of(tot, k->iters, &res->total);
+		judge_calibration(k, res);
 		if (res->calibrated || retry == CALIB_RETRIES)
 			return 0;
 		res->recalibrations++;
@@ -564,9 +588,8 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	struct coll_rank cr;
 	struct sched_run x;
 	struct tstats st;
-	double *times, *ref = NULL;
+	double *times, *three = NULL;
 	int corrupt_rank = -1, ret = -1;
-	uint64_t units;
 
 	memset(res, 0, sizeof(*res));
 	res->valid = 1;
@@ -590,24 +613,18 @@ int run_point(struct kctx *k, const struct coll_geom *g, struct point_result *re
 	tstats_of(times, k->iters, &st);
 	res->ref_us = st.avg;
 	res->ref_med = st.median;
-	if (calibrate_point(k, g, &cr, &x, times, res, &units))
-		goto out;
 	if (run_phase(k, g, &cr, &x, PH_COMM, 0, -1, times, res))
 		goto out;
 	tstats_of(times, k->iters, &st);
 	res->comm_us = st.avg;
 	res->comm_med = st.median;
-	ref = xmalloc((size_t)k->iters * sizeof(*ref));
-	if (run_pairs(k, g, &cr, &x, units, corrupt_rank, ref, times, res))
+	three = xmalloc(3 * (size_t)k->iters * sizeof(*three));
+	if (calibrate_point(k, g, &cr, &x, corrupt_rank, three, res))
 		goto out;
-	tstats_of(ref, k->iters, &st);
-	res->ref_us = st.avg;
-	res->ref_med = st.median;
-	tstats_of(times, k->iters, &res->total);
 	ret = 0;
 out:
 	free(times);
-	free(ref);
+	free(three);
 	sched_run_release(&x);
 	coll_rank_release(&cr);
 	return ret;

@@ -6,10 +6,11 @@
  *   compute  the hosts run the dummy compute calibrated to ref -> compute_us
  *   comm     the workers do the staged collective alone        -> comm_us
  *   total    both at once                                      -> total_us
- * The reference runs first on its own (the compute is calibrated to it);
- * the total then runs interleaved with the reference, an iteration of each
- * in turn, and the reference's record is that second run's: the two figures
- * the OE divides are then timed on the same machine, whatever changed
+ * The reference runs first on its own (it sizes the iterations, and the
+ * compute is fitted to it), then the comm phase; the reference, the compute
+ * and the total then run interleaved, an iteration of each in turn, and the
+ * record's figures are that run's medians: what the OE divides and what
+ * the calibration compares are timed on the same machine, whatever changed
  * while the point ran.
  * Each rank times its own part of an iteration; the per-iteration times are
  * reduced with MPI_MAX over all ranks before any statistic is taken.

@@ -4,8 +4,11 @@
  * allocation (SLURM_JOB_ID set) that is the allocation's nodes and CPUs
  * per node, and the DPUs among the allocation's or the cluster's nodes
  * (a node named like another plus a suffix, such as "n01-bf"); elsewhere
- * it is this machine, with workers on reserved (onload) cores. What it
- * writes passes `sweetspot plan` as it is, so the first run can follow.
+ * it is this machine (or with --local), with workers on reserved (onload)
+ * cores, made to measure what it can: collectives long enough to time,
+ * ranks bound to its CPUs and, where even the smallest sweep of workers
+ * needs more ranks than it has CPUs, that said. What it writes passes
+ * `sweetspot plan` as it is, so the first run can follow.
  */
 #include "child.h"
 #include "cli.h"
@@ -29,25 +32,29 @@
  * smaller is the safe guess (a WPN above the real count would oversubscribe). */
 #define INIT_DPU_CORES	  8
 
-enum { OPT_OUTPUT, OPT_FORCE, NOPTS };
+enum { OPT_OUTPUT, OPT_FORCE, OPT_LOCAL, NOPTS };
 
 static const struct cli_option init_options[NOPTS + 1] = {
 	[OPT_OUTPUT] = { "output", 'o', "FILE",
 			 "where the spec goes (default " INIT_DEFAULT_PATH ")" },
 	[OPT_FORCE] = { "force", 0, NULL, "replace FILE when it exists" },
+	[OPT_LOCAL] = { "local", 0, NULL, "this machine, even inside a Slurm allocation" },
 	[NOPTS] = { NULL, 0, NULL, NULL },
 };
 
 static const struct cli_command init_cli = {
 	"init",
-	"[-o FILE] [--force]",
+	"[-o FILE] [--force] [--local]",
 	"Writes a commented starting sweep spec from what it sees. Inside a Slurm\n"
 	"allocation (SLURM_JOB_ID set): its nodes (SLURM_JOB_NODELIST), CPUs per node\n"
 	"(SLURM_CPUS_ON_NODE or SLURM_JOB_CPUS_PER_NODE), and DPUs: nodes of the\n"
 	"allocation, or of 'sinfo', named like one of its nodes plus a suffix such\n"
-	"as '-bf'; launched with srun. Elsewhere: this machine (its host name and\n"
-	"CPUs), workers on reserved cores (onload), launched with mpirun. The spec\n"
-	"passes 'sweetspot plan' as written; edit it, then 'sweetspot run' it.",
+	"as '-bf'; launched with srun. Elsewhere, or with --local: this machine (its\n"
+	"host name and CPUs), workers on reserved cores (onload), launched with\n"
+	"mpirun: 2 worker cores or more (a sweep of worker counts) and the rest for\n"
+	"host ranks, at least 2; sizes whose collective lasts long enough to time;\n"
+	"each phase of a point timed for 20 ms. It says what it chose and why. The\n"
+	"spec passes 'sweetspot plan' as written; edit it, then 'sweetspot run' it.",
 	init_options,
 	"Exit status: 0 written, 1 it could not be written, 2 bad usage, FILE exists\n"
 	"(without --force) or the allocation cannot be read.",
@@ -296,6 +303,16 @@ static unsigned onload_cores(unsigned cpus)
  * and the smallest layout (a host rank and a worker) overcommits it. */
 static void fit_layout(struct machine *m)
 {
+	if (!m->slurm) {
+		/* Here a sweep of worker counts, 1 and 2 at least: 2 cores
+		 * kept or more, and at least 2 host ranks (a collective of
+		 * one host moves nothing). Fewer than 4 CPUs hold no such
+		 * sweep; the ranks then share them (overcommit). */
+		m->keep = onload_cores(m->cpus) > 2 ? onload_cores(m->cpus) : 2;
+		m->ppn = m->cpus >= m->keep + 2 ? m->cpus - m->keep : 2;
+		m->overcommit = m->ppn + m->keep > m->cpus;
+		return;
+	}
 	m->keep = onload_cores(m->cpus);
 	m->ppn = m->cpus > m->keep + 1 ? m->cpus - m->keep : 2;
 	if (!m->slurm || m->cpus >= INIT_MIN_CPUS)
@@ -359,7 +376,10 @@ static void write_system(const struct machine *m, FILE *f)
 		m->slurm ? "the allocation's nodes (SLURM_JOB_NODELIST), in rank order" :
 			   "this machine",
 		list);
-	if (m->overcommit)
+	if (m->overcommit && !m->slurm)
+		fprintf(f, "\t# %u CPU%s: %u host ranks, and %u cores kept for onload workers\n",
+			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->keep);
+	else if (m->overcommit)
 		fprintf(f,
 			"\t# %u CPU per node: too few for a host rank and a worker; 1 of each,\n"
 			"\t# 2 ranks per CPU (--overcommit below). Ask Slurm for more CPUs\n"
@@ -398,19 +418,65 @@ static void write_system(const struct machine *m, FILE *f)
 	if (m->slurm)
 		fprintf(f, "\tlauncher = \"srun\";\t\t# srun | mpirun | mpirun_rsh\n%s",
 			m->overcommit ? "\tlauncher_args = [ \"--overcommit\" ];\n" : "");
+	else if (m->overcommit)
+		fprintf(f,
+			"\tlauncher = \"mpirun\";\t\t# srun | mpirun | mpirun_rsh\n"
+			"\t# %u CPU%s hold no sweep of worker counts without sharing: %u host\n"
+			"\t# ranks and up to %u workers share them, each rank bound to one CPU\n"
+			"\t# in turn (the same sharing in every launch) and Open MPI told to\n"
+			"\t# yield while it waits (sweetspot-kernel(1)); what is measured is\n"
+			"\t# then the cost of that sharing, not of a node with a core per rank\n"
+			"\tlauncher_args = [ \"--oversubscribe\" ];\n",
+			m->cpus, m->cpus == 1 ? "" : "s", m->ppn, m->keep);
 	else
 		fputs("\tlauncher = \"mpirun\";\t\t# srun | mpirun | mpirun_rsh\n"
-		      "\t# more ranks than cores is allowed (a slow but working sweep)\n"
+		      "\t# a rank per CPU; more ranks than CPUs would be allowed\n"
 		      "\tlauncher_args = [ \"--oversubscribe\" ];\n",
 		      f);
 	fputs("};\n\n", f);
 	free(list);
 }
 
+/* This machine's sweep: every choice made for what one machine can time.
+ * Sizes from 64K: below, a collective in shared memory lasts a microsecond
+ * or less, of the order of the barrier around it. Each phase of a point
+ * timed for 20 ms (min_time): the median behind a launch's figure is then
+ * of hundreds of iterations for a short collective, tens for a long one.
+ * Racing to 10 launches where a question is undecided. */
+static void write_local_sweep(const struct machine *m, FILE *f)
+{
+	unsigned most = m->keep < m->ppn ? m->keep : m->ppn;
+
+	fputs("sweep = {\n\tcollectives = [ \"bcast\", \"gather\", \"allgather\" ];\n"
+	      "\t# bcast and gather: direct; allgather: its single leader and all-in\n"
+	      "\talgorithms = [ \"direct\", \"leader\", \"allin\" ];\n"
+	      "\tassignments = [ \"block\", \"cyclic\" ];\t# and \"locality\"\n"
+	      "\t# from 64K: a shorter collective in shared memory lasts about as long\n"
+	      "\t# as the barrier around it\n"
+	      "\tsizes = [ \"64K\", \"256K\", \"1M\" ];\n"
+	      "\t# workers per node, on the reserved cores\n\twpn = ",
+	      f);
+	put_pow2(f, most);
+	fputs(";\n\tplacement = [ \"onload\" ];\n"
+	      "\titerations = 20;\n\twarmup = 2;\n"
+	      "\t# each timed phase of a point lasts 20 ms at least: more iterations\n"
+	      "\t# for a short collective, the median behind each launch's figure\n"
+	      "\tmin_time = 20;\n"
+	      "\trepetitions = 3;\t# launches per layout, for the spread\n"
+	      "\tmax_repetitions = 10;\t# where a question is undecided, up to 10\n"
+	      "\ttime_limit = 120;\t# seconds per launch\n"
+	      "\ttransport = \"auto\";\t# verbs where there is an RDMA device, else rma\n};\n",
+	      f);
+}
+
 static void write_sweep(const struct machine *m, FILE *f)
 {
 	unsigned most = m->keep;
 
+	if (!m->slurm) {
+		write_local_sweep(m, f);
+		return;
+	}
 	/* WPN up to the DPU's cores, but never more workers than host ranks. */
 	if (m->dpu_suffix && m->dpu_cores > most)
 		most = m->dpu_cores < m->ppn ? m->dpu_cores : m->ppn;
@@ -458,7 +524,7 @@ int cmd_init(int argc, char **argv)
 	const char *out = INIT_DEFAULT_PATH;
 	struct stat st;
 	struct cli c;
-	int o, force = 0, status = EXIT_USAGE;
+	int o, force = 0, local = 0, status = EXIT_USAGE;
 
 	cli_begin(&c, &init_cli, argc, argv);
 	while ((o = cli_next(&c)) >= 0)
@@ -469,6 +535,9 @@ int cmd_init(int argc, char **argv)
 		case OPT_FORCE:
 			force = 1;
 			break;
+		case OPT_LOCAL:
+			local = 1;
+			break;
 		}
 	if (o != CLI_END)
 		return cli_status(o);
@@ -478,7 +547,7 @@ int cmd_init(int argc, char **argv)
 		error("%s exists; give --force to replace it", out);
 		return EXIT_USAGE;
 	}
-	if (getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID")) {
+	if (!local && getenv("SLURM_JOB_ID") && *getenv("SLURM_JOB_ID")) {
 		if (see_slurm(&m))
 			goto out;
 	} else {
@@ -495,6 +564,14 @@ int cmd_init(int argc, char **argv)
 	       m.slurm ? "Slurm allocation" : "this machine", m.nodes.nr,
 	       m.nodes.nr == 1 ? "" : "s", m.cpus, m.cpus == 1 ? "" : "s",
 	       m.dpu_suffix ? ", DPUs" : "");
+	if (!m.slurm)
+		printf("chose: %u host ranks and 1..%u onload workers (%u cores kept for them)%s; "
+		       "bcast, gather, allgather at 64K, 256K, 1M, each phase timed 20 ms\n",
+		       m.ppn, m.keep < m.ppn ? m.keep : m.ppn, m.keep,
+		       m.overcommit ? ": more ranks than CPUs, the smallest sweep of worker "
+				      "counts there is; ranks bound to CPUs in turn and Open MPI "
+				      "yielding, the sharing the same in every launch" :
+				      "");
 	printf("next: sweetspot plan %s\n", out);
 	status = 0;
 out:

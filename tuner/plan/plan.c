@@ -512,6 +512,10 @@ void layout_kernel_args(const struct spec *s, const struct layout *l, struct str
 	strvec_pushf(args, "%u", s->iterations);
 	strvec_push(args, "-x");
 	strvec_pushf(args, "%u", s->warmup);
+	if (s->min_time_ms) {
+		strvec_push(args, "--min-time");
+		strvec_pushf(args, "%u", s->min_time_ms);
+	}
 	strvec_push(args, "--ppn");
 	strvec_pushf(args, "%u", l->ppn);
 	if (s->transport) {

@@ -36,15 +36,20 @@ static const char *const system_keys[] = { "name",	    "nodes",	"ppn",	   "dpu",
 					   "launcher_args", "env",	NULL };
 static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
-static const char *const sweep_keys[] = { "collectives", "algorithms",	"assignments",
-					  "sizes",	 "wpn",		"workers",
-					  "nodes",	 "placement",	"iterations",
-					  "warmup",	 "repetitions", "time_limit",
-					  "retries",	 "transport",	"max_repetitions",
-					  "alpha",	 "delta_oe",	"delta_rel",
-					  "delta_time",	 "cost_order",	"calibration_tolerance",
-					  "dtypes",	 "ops",		"chunks",
-					  "windows",	 "radix",	"budget",
+static const char *const sweep_keys[] = { "collectives", "algorithms",
+					  "assignments", "sizes",
+					  "wpn",	 "workers",
+					  "nodes",	 "placement",
+					  "iterations",	 "min_time",
+					  "warmup",	 "repetitions",
+					  "time_limit",	 "retries",
+					  "transport",	 "max_repetitions",
+					  "alpha",	 "delta_oe",
+					  "delta_rel",	 "delta_time",
+					  "cost_order",	 "calibration_tolerance",
+					  "dtypes",	 "ops",
+					  "chunks",	 "windows",
+					  "radix",	 "budget",
 					  NULL };
 
 static const char *const verify_keys[] = { "command",	  "export",	     "metric",
@@ -1126,6 +1131,7 @@ static void load_sweep(struct loader *ld, const config_setting_t *sw, struct spe
 	s->time_limit = 600;
 	get_uint(ld, sw, "sweep.", "iterations", 0, 1, 10000000, &s->iterations, NULL);
 	get_uint(ld, sw, "sweep.", "warmup", 0, 0, 10000000, &s->warmup, NULL);
+	get_uint(ld, sw, "sweep.", "min_time", 0, 0, 600000, &s->min_time_ms, NULL);
 	get_uint(ld, sw, "sweep.", "repetitions", 0, 1, 10000, &s->repetitions, NULL);
 	get_uint(ld, sw, "sweep.", "time_limit", 0, 1, 7 * 86400, &s->time_limit, NULL);
 	get_uint(ld, sw, "sweep.", "retries", 0, 0, 10, &s->retries, NULL);

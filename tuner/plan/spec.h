@@ -139,6 +139,7 @@ struct spec {
 	enum placement *placements;
 	size_t nplacements;
 	unsigned iterations, warmup, repetitions, time_limit;
+	unsigned min_time_ms;	      /* a phase of a point lasts this long at least (0: none) */
 	unsigned retries;	      /* more attempts of a failed launch (default 0) */
 	unsigned max_repetitions;     /* launches per configuration at most (default
 					 * max(repetitions, 10)); repetitions is the least */
