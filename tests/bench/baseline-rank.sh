@@ -31,8 +31,8 @@
 # With 36 pairs of bcast a size, Holm asks p < 0.05/36 of the smallest: the
 # exact Mann-Whitney p of R against R launches reaches that from R = 7 on.
 #
-# Measured (2026-11-26, load average 5-10 on the 2 cores): see
-# docs/benchmarks.md; 8 rounds took 667 s.
+# Figures (load average 5-10 on 2 cores): docs/benchmarks.md; 8 rounds
+# take about 11 minutes.
 set -eu
 ROOT=${SWEETSPOT_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 S="$ROOT/bin/sweetspot"

@@ -10,8 +10,9 @@
 # prints every configuration's median OE with its min..max over launches,
 # and `sweetspot recommend`'s verdict per collective and size: the best
 # schedule and worker count, the configurations not significantly
-# different (Mann-Whitney U, Holm) and the p-value: the only grounds on
-# which one schedule is called better than another here.
+# different (docs/statistics.md: Gupta's subset on the pooled noise, or
+# Mann-Whitney under Holm where its checks fail) and the p-value: the
+# only grounds on which one schedule is called better than another here.
 # SCHEDULES_GUEST=0 skips the guest (20-40 minutes under TCG);
 # SCHEDULES_OUT=DIR keeps the databases and specs there (local.db,
 # guest/verbs.db), and `schedules.sh --report DIR` prints them again.

@@ -4,8 +4,12 @@
 # link of README.md and docs/*.md names a file that exists, and a heading
 # of it when the link has a #fragment; every `make TARGET` and `sweetspot
 # COMMAND` they show as code (indented and fenced blocks, `...` spans) names
-# a target of the Makefile and a command of `sweetspot --help`. A failure
-# names the file, the line and what is missing.
+# a target of the Makefile and a command of `sweetspot --help`. The
+# repository speaks of the project alone: no tracked file has a line that
+# dates itself by a round of work (the session grep below), and README.md,
+# docs/*.md and docs/upstream/* name no path of a machine (/work/, /root/,
+# /home/, /tmp/measure...). A failure names the file, the line and what is
+# missing or what matched.
 . "${SWEETSPOT_ROOT:-$(dirname "$0")/../..}/tests/lib/tap.sh"
 
 [ -x "$BIN/sweetspot" ] || skip_all "sweetspot is not built"
@@ -49,7 +53,7 @@ anchors() {
 		sed 's/^#* *//' | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
 }
 
-plan 4
+plan 6
 
 n=$(wc -l <"$README" | tr -d ' ')
 ok "README.md has $n lines, at most $MAX_LINES" [ "$n" -le "$MAX_LINES" ]
@@ -127,5 +131,36 @@ if [ -s "$TMP/unknown" ] || [ "$nmake" -eq 0 ]; then
 	sed 's/^/#   /' "$TMP/unknown"
 else
 	pass "$nmake make/sweetspot lines of the docs name targets and commands that exist"
+fi
+# No line of a tracked file dates itself by a round of work. The pattern is
+# written so that this file does not match it.
+DATED='session [0-9]|this[ ]session|other[ ]sessions'
+if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git -C "$ROOT" grep -InEi "$DATED" >"$TMP/dated" || :
+else
+	grep -rInEi --exclude-dir=.git --exclude-dir=build --exclude-dir=bin \
+		--exclude-dir=results "$DATED" "$ROOT" | sed "s|^$ROOT/||" >"$TMP/dated" || :
+fi
+if [ -s "$TMP/dated" ]; then
+	fail "no line of the repository dates itself by a round of work ($DATED)"
+	sed 's/^/#   /' "$TMP/dated" | tap_diag_out
+else
+	pass "no line of the repository dates itself by a round of work"
+fi
+
+# The documents name no path of a machine: they describe the project, not
+# where it was once run. Paths inside the repository and scratch files that
+# a command makes for itself (mktemp) are what they may show.
+MACHINE='/work/|/tmp/measure|/root/|/home/'
+: >"$TMP/paths"
+for f in "$README" "$ROOT"/docs/*.md "$ROOT"/docs/upstream/*; do
+	[ -f "$f" ] || continue
+	grep -nE "$MACHINE" "$f" | sed "s|^|${f#"$ROOT"/}:|" >>"$TMP/paths"
+done
+if [ -s "$TMP/paths" ]; then
+	fail "README.md, docs/*.md and docs/upstream/* name no machine path ($MACHINE)"
+	sed 's/^/#   /' "$TMP/paths" | tap_diag_out
+else
+	pass "README.md, docs/*.md and docs/upstream/* name no machine path"
 fi
 done_testing

@@ -94,10 +94,14 @@ static const struct cli_command search_cli = {
 	"[--replay FILE.csv [--replay-seed N] | --db FILE [--launcher L]] [--json]",
 	"Finds, for every collective and message size of the sweep spec SPEC, the\n"
 	"configuration (layout, algorithm, assignment) to use, as 'recommend'\n"
-	"decides it: the leader is the best median offload efficiency over\n"
-	"launches; every configuration not significantly worse (Mann-Whitney,\n"
-	"Holm, by at least delta_oe) is in the indifference set; the choice is its\n"
-	"cheapest member. The verdict: best, tie or undecided.",
+	"decides it. The launch-to-launch noise is pooled over the configurations\n"
+	"on the log scale; where its checks hold, the leader is the best mean, the\n"
+	"indifference set is Gupta's subset (Dunnett's many-to-one bounds), and a\n"
+	"configuration is worse when outside it by at least delta_oe and by\n"
+	"Welch's contrast with the leader; where a check fails, the rank rule:\n"
+	"the best median leads, the others are compared with it by Mann-Whitney\n"
+	"under Holm. The choice is the cheapest of the leader and those shown\n"
+	"equal to it. The verdict: best, tie or undecided.",
 	search_options,
 	"Exit status: 0 success, 1 a launch could not be recorded, 2 bad usage or\n"
 	"bad input (file:line: message), 130 interrupted (what was measured stays).",
@@ -495,7 +499,8 @@ static void print_noise(const struct search_space *sp, const struct search_decis
 	else
 		printf("    noise: not estimated yet (too few repeated launches); ");
 	if (d->model.pooled)
-		printf("decided on it (Gupta's subset, Dunnett's many-to-one bounds)\n");
+		printf("decided on it (Gupta's subset, Dunnett's bounds, Welch's contrast with the "
+		       "leader)\n");
 	else
 		printf("decided by rank tests (Mann-Whitney, Holm): %s\n",
 		       pooled_check_name(d->model.check));

@@ -117,7 +117,9 @@ struct decision {
 	long choice;	/* cheapest of the leader and the members shown equivalent */
 	long runner_up; /* best median after the leader; -1 if none */
 	enum decide_verdict verdict;
-	double p_value;	     /* Mann-Whitney leader vs runner-up; NAN if none */
+	double p_value;	     /* leader vs runner-up, two-sided: the t test at the
+			      * pooled noise, or Mann-Whitney under the rank rule;
+			      * not adjusted; NAN if none */
 	double ci_lo, ci_hi; /* CI of the leader's median (order statistics) */
 	int ci_exact;	     /* 0: too few launches for conf; (min, max) */
 	size_t launches;     /* samples over every configuration */

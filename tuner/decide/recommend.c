@@ -1,8 +1,9 @@
 /*
  * tuner/decide/recommend.c: decisions of recommend.h, computed from stored points
  * through verdict.c: launch-level samples, medians with their CIs, the
- * Mann-Whitney test against the leader, the indifference set and its
- * cheapest member, so that one lucky repetition does not decide.
+ * decision of decide.h (Gupta's subset on the pooled noise, or the rank
+ * rule), the indifference set and its cheapest member, so that one lucky
+ * repetition does not decide.
  */
 #include "recommend.h"
 

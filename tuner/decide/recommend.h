@@ -36,7 +36,7 @@ struct offload_choice {
 	const char *verdict; /* "best", "tie", "undecided" */
 	char *leader;	     /* the best median's configuration */
 	double leader_oe;
-	double p_value;	     /* leader vs runner-up, two-sided Mann-Whitney */
+	double p_value;	     /* leader vs runner-up, two-sided (decide.h) */
 	double ci_lo, ci_hi; /* 95% CI of the leader's median OE */
 	int ci_exact;	     /* 0: too few launches for 95% (min..max) */
 	unsigned launches;   /* every launch behind the decision */

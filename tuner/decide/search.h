@@ -12,8 +12,9 @@
  * algorithm, assignment, chunk, window, radix) points, exactly
  * as `recommend` decides them: decide() (decide.h) with higher OE better
  * and delta = the tolerance: the pooled noise model (Gupta's subset,
- * Dunnett's bounds) where its checks hold, the rank rule (Mann-Whitney,
- * Holm) where not; choice = the cheapest of the leader and those shown
+ * Dunnett's bounds, Welch's contrast with the leader) where its checks
+ * hold, the rank rule (Mann-Whitney, Holm) where not; choice = the
+ * cheapest of the leader and those shown
  * equal to it; verdict best / tie / undecided.
  *
  * Racing: a configuration in contention (the leader, and those undecided
@@ -183,10 +184,10 @@ struct search_decision {
 	struct search_config leader;		   /* best median */
 	struct search_config runner_up;		   /* best median after the leader */
 	double choice_oe, leader_oe, runner_up_oe; /* medians; NAN if none */
-	double p_value;			   /* Mann-Whitney leader vs runner-up; NAN if none */
-	double ci_lo, ci_hi;		   /* CI (95%) of the leader's median OE */
-	int ci_exact;			   /* 0: too few launches for 95%: (min, max) */
-	struct search_config *indifferent; /* the indifference set, owned */
+	double p_value;				   /* leader vs runner-up (decide.h); NAN if none */
+	double ci_lo, ci_hi;			   /* CI (95%) of the leader's median OE */
+	int ci_exact;				   /* 0: too few launches for 95%: (min, max) */
+	struct search_config *indifferent;	   /* the indifference set, owned */
 	size_t nindifferent;
 	unsigned launches;	   /* launches asked for on its behalf (a launch
 				   several groups asked for counts for each;
