@@ -183,6 +183,15 @@ out:
 	return ret;
 }
 
+char *sbatch_job_output(const char *pattern, const char *id)
+{
+	const char *j = strstr(pattern, "%j");
+
+	if (!j)
+		return xstrdup(pattern);
+	return xasprintf("%.*s%s%s", (int)(j - pattern), pattern, id, j + 2);
+}
+
 int sbatch_valid_job_id(const char *id)
 {
 	if (!*id || *id < '0' || *id > '9')

@@ -76,6 +76,10 @@ struct sbatch_state {
  * the job. */
 int sbatch_job_state(const char *id, const char *log, struct sbatch_state *st);
 
+/* The output file of job id: Slurm's %j in pattern replaced by it. The
+ * caller frees it. */
+char *sbatch_job_output(const char *pattern, const char *id);
+
 /* True when id looks like a Slurm job id ("123", "123_4", "123+1"). */
 int sbatch_valid_job_id(const char *id);
 

@@ -3,7 +3,8 @@
 # an include against the layering fails to compile:
 #
 #   cmd/     the commands, the CLI, figures           sees every part
-#   export/  runtime files, verify                    engine decide store sim plan
+#   verify/  verify's race, verdict, proof, sbatch    export engine decide store sim plan
+#   export/  runtime files                            engine decide store sim plan
 #   model/   calibrate, predict, check                engine decide store sim plan
 #   engine/  the sweep engine (runner)                decide store sim plan
 #   decide/  statistics, decisions, search, replay    store sim plan

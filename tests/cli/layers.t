@@ -10,7 +10,7 @@ cd "$ROOT" || exit 1
 command -v cc >/dev/null || skip_all "no C compiler"
 # Bottom to top; a part sees those before it (sim sees plan's kernels/sched
 # only, so it comes first and plan does not see it).
-parts="sim plan store decide engine model export cmd"
+parts="sim plan store decide engine model export verify cmd"
 below() {	# the parts a part may include
 	case $1 in
 	sim) echo "sim" ;;
@@ -20,7 +20,8 @@ below() {	# the parts a part may include
 	engine) echo "sim plan store decide engine" ;;
 	model) echo "sim plan store decide engine model" ;;
 	export) echo "sim plan store decide engine export" ;;
-	cmd) echo "sim plan store decide engine model export cmd" ;;
+	verify) echo "sim plan store decide engine export verify" ;;
+	cmd) echo "sim plan store decide engine model export verify cmd" ;;
 	esac
 }
 plan 2

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "error.h"
+#include "files.h"
 #include "parse.h"
 #include "plan.h"
 #include "recommend.h"
@@ -130,45 +131,6 @@ static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_
 	free(hosts_role);
 }
 
-char *submit_join_hosts(const struct strvec *v)
-{
-	char *out = xstrdup(""), *next;
-
-	for (size_t i = 0; i < v->nr; i++) {
-		next = xasprintf("%s%s%s", out, i ? "," : "", v->v[i]);
-		free(out);
-		out = next;
-	}
-	return out;
-}
-
-char *submit_absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
-
-char *submit_self_path(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("sweetspot");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
-int submit_mkdir_one(const char *dir)
-{
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return error("cannot create folder %s: %s", dir, strerror(errno));
-	return 0;
-}
-
 struct submit_args {
 	const char *db, *spec_path;
 	uint64_t chunks;
@@ -255,15 +217,15 @@ static int submit_prepare(struct submit *sb)
 	 * wait for the lock, so a submit never races its own jobs). */
 	if (runlock_take(&sb->lock, sb->a->db, sb->spec_abs, 0))
 		return 1;
-	sb->db_abs = submit_absolute(sb->a->db);
-	sb->self = submit_self_path();
+	sb->db_abs = files_absolute(sb->a->db);
+	sb->self = files_self_path("sweetspot");
 	sb->jobs_dir = xasprintf("%.*s/jobs", (int)(strrchr(sb->db_abs, '/') - sb->db_abs),
 				 sb->db_abs);
-	if (submit_mkdir_one(sb->jobs_dir))
+	if (files_mkdir(sb->jobs_dir))
 		return 1;
-	sb->nodelist = submit_join_hosts(&sb->need.hosts);
-	sb->host_list = submit_join_hosts(&sb->need.host_class);
-	sb->dpu_list = submit_join_hosts(&sb->need.dpu_class);
+	sb->nodelist = strvec_join(&sb->need.hosts, ",");
+	sb->host_list = strvec_join(&sb->need.host_class, ",");
+	sb->dpu_list = strvec_join(&sb->need.dpu_class, ",");
 	launches = plan_launches(&sb->plan);
 	sb->chunks = sb->a->chunks > launches ? launches : sb->a->chunks;
 	sb->per_chunk = (launches + sb->chunks - 1) / sb->chunks;
@@ -337,16 +299,6 @@ static int record_job(struct submit *sb, uint64_t k, long long row, const char *
 	       script);
 	fflush(stdout);
 	return rc;
-}
-
-/* The output file of job id: Slurm's %j in pattern replaced by it. */
-char *submit_job_output(const char *pattern, const char *id)
-{
-	const char *j = strstr(pattern, "%j");
-
-	if (!j)
-		return xstrdup(pattern);
-	return xasprintf("%.*s%s%s", (int)(j - pattern), pattern, id, j + 2);
 }
 
 /* The name every job of the spec gets: how Slurm finds them again. */
@@ -454,7 +406,7 @@ static int check_earlier(struct submit *sb)
 		}
 	}
 	if (still.nr) {
-		char *list = submit_join_hosts(&still);
+		char *list = strvec_join(&still, ",");
 
 		error("jobs of this run are still queued or running (%s: %s): wait for them "
 		      "(squeue --name=%s) or cancel them (scancel), then submit again",
@@ -510,7 +462,7 @@ static int submit_chunk(struct submit *sb, uint64_t k)
 	if (!rc)
 		rc = record_job(sb, k, row, id, script);
 	if (!rc) {
-		char *out = submit_job_output(output, id);
+		char *out = sbatch_job_output(output, id);
 
 		strvec_push(&sb->ids, id);
 		strvec_push(&sb->outputs, out);
