@@ -10,7 +10,7 @@ cd "$ROOT" || exit 1
 command -v cc >/dev/null || skip_all "no C compiler"
 # Bottom to top; a part sees those before it (sim sees plan's kernels/sched
 # only, so it comes first and plan does not see it).
-parts="sim plan store decide engine model export verify cmd"
+parts="sim plan store decide engine model export verify report cmd"
 below() {	# the parts a part may include
 	case $1 in
 	sim) echo "sim" ;;
@@ -21,7 +21,8 @@ below() {	# the parts a part may include
 	model) echo "sim plan store decide engine model" ;;
 	export) echo "sim plan store decide engine export" ;;
 	verify) echo "sim plan store decide engine export verify" ;;
-	cmd) echo "sim plan store decide engine model export verify cmd" ;;
+	report) echo "sim plan store decide engine export report" ;;
+	cmd) echo "sim plan store decide engine model export verify report cmd" ;;
 	esac
 }
 plan 2
