@@ -39,7 +39,7 @@ static const struct cli_option export_options[NOPTS + 1] = {
 			 "(the first to -o FILE, the others to FILE.FORMAT)" },
 	[OPT_OUTPUT] = { "output", 'o', "PATH",
 			 "the file (folder for mpmd); default standard output" },
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_PROFILE] = { "profile", 0, "FILE", "read the decisions from a profile instead" },
 	[OPT_RECORDS] = { "records", 0, "FILE",
 			  "or from the kernel's JSON lines (e.g. --mode mpi\n"

@@ -17,7 +17,7 @@
 enum { OPT_DB, OPT_RUN, OPT_OUTPUT, NOPTS };
 
 static const struct cli_option report_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest (of SPEC when given)" },
 	[OPT_OUTPUT] = { "output", 'o', "DIR", "where the page goes (created): DIR/index.html" },
 	[NOPTS] = { NULL, 0, NULL, NULL },

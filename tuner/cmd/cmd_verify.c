@@ -36,7 +36,7 @@ static const struct cli_option verify_options[NOPTS + 1] = {
 			 "the exported settings B runs with: an ompi-rules\n"
 			 "(or ompi-json) file, an env or mpich file, an mca-params file,\n"
 			 "or an mpmd recipe's folder (B runs on its layout)" },
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_LAUNCHER] = { "launcher", 0, "L",
 			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
 			   "allocation, else the spec's launcher); srun outside an\n"
