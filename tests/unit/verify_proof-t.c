@@ -9,7 +9,7 @@
  */
 #include "tap.h"
 #include "testfs.h"
-#include "verify_run.h"
+#include "verify_proof.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,10 @@
  * CVARs: one launch with MPIR_CVAR_COLLECTIVE_FALLBACK=error; an MPMD
  * recipe: where each rank ran against the recipe (verify_recipe.c).
  */
-#include "verify_priv.h"
+#include "verify_proof.h"
+
+#include "child.h"
+#include "runner.h"
 
 #include "colls.h"
 #include "error.h"
@@ -19,6 +22,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+char *verify_loop_path(const struct spec *s)
+{
+	const char *slash = strrchr(s->host_bin, '/');
+	char *loop = slash ? xasprintf("%.*s/sweetspot-loop", (int)(slash - s->host_bin),
+				       s->host_bin) :
+			     xstrdup("sweetspot-loop"),
+	     *path = launch_which(loop);
+
+	free(loop);
+	return path;
+}
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -7,13 +7,15 @@
  * max_repetitions, then the proof (verify_proof.c). A figure is the
  * launch's wall time, or each number --metric finds in its output.
  */
-#include "verify_priv.h"
+#include "verify_run.h"
+#include "verify_sbatch.h"
 
 #include "argv.h"
 #include "child.h"
 #include "error.h"
 #include "export.h"
 #include "recommend.h"
+#include "runner.h"
 #include "stats.h"
 #include "store_write.h"
 #include "strvec.h"
@@ -59,18 +61,6 @@ static int from_spec(struct verify_args *a, struct spec *s)
 	if (v->max_repetitions)
 		s->max_repetitions = v->max_repetitions;
 	return 0;
-}
-
-char *verify_loop_path(const struct spec *s)
-{
-	const char *slash = strrchr(s->host_bin, '/');
-	char *loop = slash ? xasprintf("%.*s/sweetspot-loop", (int)(slash - s->host_bin),
-				       s->host_bin) :
-			     xstrdup("sweetspot-loop"),
-	     *path = launch_which(loop);
-
-	free(loop);
-	return path;
 }
 
 /* The program: COMMAND found (launchers start ranks in the launch's

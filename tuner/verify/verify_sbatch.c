@@ -4,7 +4,7 @@
  * that runs this verify again inside its allocation, where it launches
  * with srun; the job's output is the answer.
  */
-#include "verify_priv.h"
+#include "verify_sbatch.h"
 
 #include "argv.h"
 #include "error.h"
