@@ -57,7 +57,9 @@ INC_tuner_decide := $(INC_tuner_store) -Ituner/decide
 INC_tuner_engine := $(INC_tuner_decide) -Ituner/engine
 INC_tuner_model  := $(INC_tuner_engine) -Ituner/model
 INC_tuner_export := $(INC_tuner_engine) -Ituner/export
-INC_tuner_cmd    := $(INC_tuner_model) -Ituner/export -Ituner/cmd
+INC_tuner_verify := $(INC_tuner_export) -Ituner/verify
+INC_tuner_report := $(INC_tuner_export) -Ituner/report
+INC_tuner_cmd    := $(INC_tuner_model) -Ituner/export -Ituner/verify -Ituner/report -Ituner/cmd
 # The tests and fuzzers see the whole tuner.
 INC_tuner   := $(INC_tuner_cmd)
 # A source file's include path: its folder's (tuner/plan/x.c: INC_tuner_plan),

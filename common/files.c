@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,13 @@ int files_mkdir_p(const char *path)
 	}
 	free(dir);
 	return ret;
+}
+
+int files_mkdir(const char *dir)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return error("cannot create folder %s: %s", dir, strerror(errno));
+	return 0;
 }
 
 int files_mkdir_parents(const char *path)
@@ -144,4 +152,24 @@ int files_write_output(const char *path, int force, int (*fn)(void *ctx, FILE *f
 	int r = files_output_check(path, force);
 
 	return r ? r : files_write_atomic(path, fn, ctx);
+}
+
+char *files_absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
+char *files_self_path(const char *fallback)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return xstrdup(fallback);
+	buf[n] = '\0';
+	return xstrdup(buf);
 }

@@ -10,6 +10,8 @@
 
 /* mkdir -p path (mode 0777 before the umask). */
 int files_mkdir_p(const char *path);
+/* mkdir of one folder whose parent exists; one already there is no error. */
+int files_mkdir(const char *dir);
 /* mkdir -p of the folder that holds path ("a/b/c.db" makes "a/b"). */
 int files_mkdir_parents(const char *path);
 /* rm -rf path, never following a symlink; a missing path is not an error. */
@@ -33,5 +35,12 @@ int files_write_output(const char *path, int force, int (*fn)(void *ctx, FILE *f
  * refuse before writing any: 0 when path may be written, else -2 after
  * error(). */
 int files_output_check(const char *path, int force);
+
+/* path made absolute from the working folder (as it is when that cannot be
+ * read). The caller frees it. */
+char *files_absolute(const char *path);
+/* This program's own path, absolute (/proc/self/exe), or fallback when it
+ * cannot be read. The caller frees it. */
+char *files_self_path(const char *fallback);
 
 #endif

@@ -99,6 +99,18 @@ void shell_quote_append(char **dst, const char *word)
 	*p = '\0';
 }
 
+char *strvec_join(const struct strvec *sv, const char *sep)
+{
+	char *out = xstrdup(""), *next;
+
+	for (size_t i = 0; i < sv->nr; i++) {
+		next = xasprintf("%s%s%s", out, i ? sep : "", sv->v[i]);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
 char *strvec_join_quoted(const struct strvec *sv)
 {
 	char *s = xstrdup("");

@@ -31,6 +31,9 @@ void strvec_clear(struct strvec *sv);
 /* The vector as one line for people, each word shell-quoted where needed.
  * The caller frees the result. */
 char *strvec_join_quoted(const struct strvec *sv);
+/* The words joined by sep, as they are ("a,b,c" for ","). The caller frees
+ * the result. */
+char *strvec_join(const struct strvec *sv, const char *sep);
 /* One word shell-quoted where needed, appended to a malloc'd string *dst. */
 void shell_quote_append(char **dst, const char *word);
 

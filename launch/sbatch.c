@@ -183,6 +183,15 @@ out:
 	return ret;
 }
 
+char *sbatch_job_output(const char *pattern, const char *id)
+{
+	const char *j = strstr(pattern, "%j");
+
+	if (!j)
+		return xstrdup(pattern);
+	return xasprintf("%.*s%s%s", (int)(j - pattern), pattern, id, j + 2);
+}
+
 int sbatch_valid_job_id(const char *id)
 {
 	if (!*id || *id < '0' || *id > '9')
@@ -320,100 +329,5 @@ out:
 	free(why);
 	free(log);
 	strvec_clear(&av);
-	return ret;
-}
-
-/* Runs argv into log and returns its first line (the caller frees it), or
- * NULL when it did not run or exited nonzero. */
-static char *query(const char *const *argv, const char *log, char **all)
-{
-	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { .argv = &av, .log = log, .timeout_s = 30 };
-	struct launch_result r;
-	char *line = NULL, *first = NULL, *text = xstrdup(""), *next;
-	size_t cap = 0;
-	FILE *f;
-
-	strvec_pushv(&av, argv);
-	unlink(log);
-	if (!launch_spawn(&c, &r) && (f = fopen(log, "r"))) {
-		while (getline(&line, &cap, f) >= 0) {
-			if (!first) {
-				first = xstrdup(line);
-				first[strcspn(first, "\r\n")] = '\0';
-			}
-			next = xasprintf("%s%s", text, line);
-			free(text);
-			text = next;
-		}
-		fclose(f);
-		if (!first)
-			first = xstrdup("");
-	}
-	unlink(log);
-	free(line);
-	strvec_clear(&av);
-	if (all && first)
-		*all = text;
-	else
-		free(text);
-	return first;
-}
-
-static int state_ended(const char *s)
-{
-	static const char *const live[] = { "PENDING",	 "CONFIGURING", "RUNNING",  "COMPLETING",
-					    "SUSPENDED", "REQUEUED",	"RESIZING", "SIGNALING",
-					    "STAGE_OUT", "STOPPED",	NULL };
-
-	for (int i = 0; live[i]; i++)
-		if (!strcmp(s, live[i]))
-			return 0;
-	return 1;
-}
-
-/* JobState= and ExitCode= of `scontrol show job`'s text. */
-static int parse_scontrol(const char *text, struct sbatch_state *st)
-{
-	const char *s = strstr(text, "JobState="), *e = strstr(text, "ExitCode=");
-	unsigned code, sig;
-
-	if (!s)
-		return -1;
-	s += strlen("JobState=");
-	snprintf(st->state, sizeof(st->state), "%.*s", (int)strcspn(s, " \t\r\n"), s);
-	st->done = state_ended(st->state);
-	if (e && sscanf(e + strlen("ExitCode="), "%u:%u", &code, &sig) == 2)
-		st->exit_code = sig ? 128 + (int)sig : (int)code;
-	return 0;
-}
-
-int sbatch_job_state(const char *id, const char *log, struct sbatch_state *st)
-{
-	const char *sq[] = { "squeue", "-h", "-j", id, "-o", "%T", NULL };
-	const char *sc[] = { "scontrol", "show", "job", id, NULL };
-	char *first, *text = NULL;
-	int ret = 0;
-
-	snprintf(st->state, sizeof(st->state), "UNKNOWN");
-	st->done = 0;
-	st->exit_code = -1;
-	if (!sbatch_valid_job_id(id))
-		return error("'%s' is not a Slurm job id", id);
-	first = query(sq, log, NULL);
-	if (first && *first) {
-		snprintf(st->state, sizeof(st->state), "%.*s", (int)strcspn(first, " \t"), first);
-		st->done = state_ended(st->state);
-	}
-	/* Gone from the queue, or ended: scontrol says how it ended. */
-	if (!first || !*first || st->done) {
-		char *line = query(sc, log, &text);
-
-		if ((!line || !text || parse_scontrol(text, st)) && (!first || !*first))
-			ret = error("neither squeue nor scontrol knows job %s", id);
-		free(line);
-	}
-	free(first);
-	free(text);
 	return ret;
 }

@@ -63,18 +63,9 @@ struct sbatch_submit {
  * interrupted and the job cancelled. */
 int sbatch_submit(const struct sbatch_submit *s, char **job_id, int *job_status);
 
-/* What Slurm says of a job now. */
-struct sbatch_state {
-	char state[32]; /* PENDING, RUNNING, COMPLETED, FAILED, ...; "UNKNOWN" */
-	int done;	/* it has ended */
-	int exit_code;	/* when done: ExitCode N:S as N, or 128+S; -1 unknown */
-};
-
-/* Asks `squeue -h -j ID -o %T` and, when the job has left the queue or
- * ended, `scontrol show job ID` (argv children, their output through the
- * file log, which is removed). 0, or -1 after error() when neither knows
- * the job. */
-int sbatch_job_state(const char *id, const char *log, struct sbatch_state *st);
+/* The output file of job id: Slurm's %j in pattern replaced by it. The
+ * caller frees it. */
+char *sbatch_job_output(const char *pattern, const char *id);
 
 /* True when id looks like a Slurm job id ("123", "123_4", "123+1"). */
 int sbatch_valid_job_id(const char *id);

@@ -2,8 +2,10 @@
 # include path of the parts below it (the Makefile's INC_tuner_*), so that
 # an include against the layering fails to compile:
 #
-#   cmd/     the commands, the CLI, figures           sees every part
-#   export/  runtime files, verify                    engine decide store sim plan
+#   cmd/     the commands, the CLI                    sees every part
+#   verify/  verify's race, verdict, proof, sbatch    export engine decide store sim plan
+#   report/  figures (gnuplot), the report's page     export engine decide store sim plan
+#   export/  runtime files; one export_run()          engine decide store sim plan
 #   model/   calibrate, predict, check                engine decide store sim plan
 #   engine/  the sweep engine (runner)                decide store sim plan
 #   decide/  statistics, decisions, search, replay    store sim plan

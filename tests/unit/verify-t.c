@@ -1,6 +1,6 @@
 /*
  * tests/unit/verify-t.c: what `sweetspot verify` decides without launching
- * (tuner/export/verify.c): the environment an exported file stands for, the rules
+ * (tuner/verify/verify.c): the environment an exported file stands for, the rules
  * a classic Open MPI rules file gives, the figures of a launch's output,
  * and the verdicts.
  */

@@ -80,7 +80,14 @@ struct cli_command {
 /* cli_next() results other than an option's index. */
 #define CLI_END	 (-1) /* every option read: the operands are in operands[] */
 #define CLI_HELP (-2) /* --help was printed on stdout: the command exits 0 */
-#define CLI_BAD	 (-3) /* bad usage was reported: the command exits EXIT_USAGE */
+/* The --db option most commands share, its default written once (store.h's
+ * STORE_DEFAULT_PATH): [OPT_DB] = CLI_OPTION_DB. */
+#define CLI_OPTION_DB                                                                \
+	{                                                                            \
+		"db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" \
+	}
+
+#define CLI_BAD (-3) /* bad usage was reported: the command exits EXIT_USAGE */
 
 /* One parse: getopt_long's tables built from the command's, in place (no
  * allocation, nothing to release). */

@@ -37,7 +37,7 @@
 enum { OPT_DB, OPT_LAUNCHER, OPT_ALGORITHMS, OPT_DRY_RUN, NOPTS };
 
 static const struct cli_option baseline_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_LAUNCHER] = { "launcher", 0, "L",
 			   "mpirun, srun or hydra (default: srun inside a Slurm\n"
 			   "allocation, else the spec's launcher, mpirun for mpirun_rsh);\n"

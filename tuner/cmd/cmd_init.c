@@ -3,19 +3,20 @@
  * starting spec written from what this process can see. Inside a Slurm
  * allocation (SLURM_JOB_ID set) that is the allocation's nodes and CPUs
  * per node, and the DPUs among the allocation's or the cluster's nodes
- * (a node named like another plus a suffix, such as "n01-bf"); elsewhere
- * it is this machine (or with --local), with workers on reserved (onload)
- * cores, made to measure what it can: collectives long enough to time,
- * ranks bound to its CPUs and, where even the smallest sweep of workers
- * needs more ranks than it has CPUs, that said. What it writes passes
- * `sweetspot plan` as it is, so the first run can follow.
+ * (a node named like another plus a suffix, such as "n01-bf"; all read by
+ * launch/slurm.c); elsewhere it is this machine (or with --local), with
+ * workers on reserved (onload) cores, made to measure what it can:
+ * collectives long enough to time, ranks bound to its CPUs and, where even
+ * the smallest sweep of workers needs more ranks than it has CPUs, that
+ * said. What it writes passes `sweetspot plan` as it is, so the first run
+ * can follow.
  */
-#include "child.h"
 #include "cli.h"
 #include "cmds.h"
 #include "error.h"
 #include "files.h"
 #include "hostlist.h"
+#include "slurm.h"
 #include "strvec.h"
 
 #include <errno.h>
@@ -28,9 +29,6 @@
 #include <unistd.h>
 
 #define INIT_DEFAULT_PATH "sweetspot.cfg"
-/* BlueField-2 and -3 have 8 and 16 Arm cores; when sinfo cannot say, the
- * smaller is the safe guess (a WPN above the real count would oversubscribe). */
-#define INIT_DPU_CORES	  8
 
 enum { OPT_OUTPUT, OPT_FORCE, OPT_LOCAL, NOPTS };
 
@@ -83,165 +81,19 @@ static unsigned online_cpus(void)
 	return n > 0 && n < 65536 ? (unsigned)n : 1;
 }
 
-/* SLURM_CPUS_ON_NODE ("36"), else the smallest count of
- * SLURM_JOB_CPUS_PER_NODE ("36(x2),32"): every node must hold the PPN. */
-static unsigned slurm_cpus(void)
-{
-	const char *s = getenv("SLURM_CPUS_ON_NODE");
-	unsigned best = 0;
-	char *end;
-
-	if (s && *s) {
-		unsigned long v = strtoul(s, &end, 10);
-
-		if (!*end && v > 0 && v < 65536)
-			return (unsigned)v;
-	}
-	s = getenv("SLURM_JOB_CPUS_PER_NODE");
-	while (s && *s) {
-		unsigned long v = strtoul(s, &end, 10);
-
-		if (end == s)
-			break;
-		if (v > 0 && v < 65536 && (!best || v < best))
-			best = (unsigned)v;
-		s = end + strcspn(end, ",");
-		s += *s == ',';
-	}
-	return best ? best : online_cpus();
-}
-
-/* Whether name is node plus a suffix that does not go on with a digit
- * ("n1-bf" for "n1", not "n10" for "n1"); the suffix in *suffix. */
-static int dpu_of(const char *name, const char *node, const char **suffix)
-{
-	size_t n = strlen(node);
-
-	if (strncmp(name, node, n) || !name[n] || (name[n] >= '0' && name[n] <= '9'))
-		return 0;
-	*suffix = name + n;
-	return 1;
-}
-
-/* The one suffix that turns every host node into a name of cand, or NULL. */
-static const char *common_suffix(const struct strvec *nodes, const struct strvec *cand)
-{
-	const char *suffix = NULL, *s;
-
-	for (size_t i = 0; i < nodes->nr; i++) {
-		const char *found = NULL;
-
-		for (size_t j = 0; j < cand->nr && !found; j++)
-			if (dpu_of(cand->v[j], nodes->v[i], &s) && (!suffix || !strcmp(s, suffix)))
-				found = s;
-		if (!found)
-			return NULL;
-		suffix = found;
-	}
-	return suffix;
-}
-
-/* The allocation's names without those that are another's DPU. */
-static void split_hosts(const struct strvec *all, struct strvec *hosts)
-{
-	const char *s;
-
-	for (size_t i = 0; i < all->nr; i++) {
-		int dpu = 0;
-
-		for (size_t j = 0; j < all->nr && !dpu; j++)
-			dpu = i != j && dpu_of(all->v[i], all->v[j], &s);
-		if (!dpu)
-			strvec_push(hosts, all->v[i]);
-	}
-}
-
-/* `sinfo -h -N -o "%N %c"`: every node of the cluster and its CPUs, run as
- * an argv child into a temporary file. 0, or -1 when sinfo is not there or
- * failed (then the DPUs are looked for in the allocation only). */
-static int cluster_nodes(struct strvec *names, struct strvec *cpus)
-{
-	char log[] = "/tmp/sweetspot-init.XXXXXX", *line = NULL, name[256];
-	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { .argv = &av, .log = log, .timeout_s = 30 };
-	struct launch_result r;
-	size_t cap = 0;
-	unsigned n;
-	FILE *f;
-	int fd = mkstemp(log), ret = -1;
-
-	if (fd < 0)
-		return -1;
-	close(fd);
-	strvec_pushv(&av, (const char *const[]){ "sinfo", "-h", "-N", "-o", "%N %c", NULL });
-	if (!launch_spawn(&c, &r) && (f = fopen(log, "r"))) {
-		while (getline(&line, &cap, f) >= 0)
-			if (sscanf(line, "%255s %u", name, &n) == 2) {
-				strvec_push(names, name);
-				strvec_pushf(cpus, "%u", n);
-			}
-		fclose(f);
-		ret = 0;
-	}
-	free(line);
-	unlink(log);
-	strvec_clear(&av);
-	return ret;
-}
-
-/* DPUs for m->nodes: first among the allocation's own names, else among
- * the cluster's, whose CPU count then gives the DPU's cores. */
-static void find_dpus(struct machine *m, const struct strvec *alloc)
-{
-	struct strvec names = STRVEC_INIT, cpus = STRVEC_INIT;
-	const char *suffix = common_suffix(&m->nodes, alloc), *s;
-
-	m->dpu_cores = INIT_DPU_CORES;
-	if (!suffix && !cluster_nodes(&names, &cpus))
-		suffix = common_suffix(&m->nodes, &names);
-	if (!suffix)
-		goto out;
-	m->dpu_suffix = xstrdup(suffix);
-	for (size_t i = 0; i < names.nr; i++)
-		if (dpu_of(names.v[i], m->nodes.v[0], &s) && !strcmp(s, suffix)) {
-			unsigned long v = strtoul(cpus.v[i], NULL, 10);
-
-			if (v > 0 && v <= 4096)
-				m->dpu_cores = (unsigned)v;
-		}
-out:
-	strvec_clear(&names);
-	strvec_clear(&cpus);
-}
-
-/* The allocation. 0, or -1 after error() when it cannot be read. */
+/* The allocation and its DPUs (launch/slurm.h). 0, or -1 after error()
+ * when it cannot be read. */
 static int see_slurm(struct machine *m)
 {
-	const char *list = getenv("SLURM_JOB_NODELIST");
-	struct strvec all = STRVEC_INIT;
-	char err[512];
-	int ret = -1;
+	struct slurm_alloc a = { 0 };
+	int ret = slurm_alloc_read(&a, online_cpus());
 
 	m->slurm = 1;
-	m->job_id = xstrdup(getenv("SLURM_JOB_ID"));
-	if (!list || !*list)
-		list = getenv("SLURM_NODELIST");
-	if (!list || !*list) {
-		error("SLURM_JOB_ID is set (%s) but SLURM_JOB_NODELIST is not: "
-		      "run 'sweetspot init' inside the allocation (salloc, sbatch)",
-		      m->job_id);
-		goto out;
-	}
-	if (hostlist_expand(list, &all, err, sizeof(err))) {
-		error("SLURM_JOB_NODELIST '%s': %s", list, err);
-		goto out;
-	}
-	split_hosts(&all, &m->nodes);
-	m->cpus = slurm_cpus();
-	find_dpus(m, &all);
-	ret = 0;
-out:
-	strvec_clear(&all);
+	m->job_id = a.job_id;
+	m->nodes = a.nodes;
+	m->cpus = a.cpus;
+	m->dpu_suffix = a.dpu_suffix;
+	m->dpu_cores = a.dpu_cores;
 	return ret;
 }
 
@@ -402,7 +254,7 @@ static void write_system(const struct machine *m, FILE *f)
 			"\t# each node's DPU is its name plus \"%s\"; cores: %s\n"
 			"\tdpu = { suffix = \"%s\"; cores = %u; };\n",
 			m->dpu_suffix,
-			m->dpu_cores == INIT_DPU_CORES ? "check (8 assumed)" : "as sinfo reports",
+			m->dpu_cores == SLURM_DPU_CORES ? "check (8 assumed)" : "as sinfo reports",
 			m->dpu_suffix, m->dpu_cores);
 	if (m->keep)
 		fprintf(f, "\tonload = { cores = %u; };\n", m->keep);

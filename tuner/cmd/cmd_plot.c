@@ -22,7 +22,7 @@
 enum { OPT_DB, OPT_CSV, OPT_RUN, OPT_OUTPUT, OPT_MODEL, NOPTS };
 
 static const struct cli_option plot_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_CSV] = { "csv", 0, "FILE",
 		      "a replay table instead (sweetspot search --replay's format)" },
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest" },

@@ -34,7 +34,7 @@
 enum { OPT_DB, OPT_RUN, OPT_COLLECTIVE, OPT_FILES, OPT_JSON, NOPTS };
 
 static const struct cli_option recommend_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_RUN] = { "run", 0, "ID", "a run other than the latest of SPEC" },
 	[OPT_COLLECTIVE] = { "collective", 0, "C", "only this collective" },
 	[OPT_FILES] = { "files", 0, "DIR",

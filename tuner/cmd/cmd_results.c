@@ -27,7 +27,7 @@ enum results_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 enum { OPT_DB, OPT_CSV, OPT_JSON, OPT_RUN, OPT_ALL, NOPTS };
 
 static const struct cli_option results_options[NOPTS + 1] = {
-	[OPT_DB] = { "db", 0, "FILE", "the results database (default " STORE_DEFAULT_PATH ")" },
+	[OPT_DB] = CLI_OPTION_DB,
 	[OPT_CSV] = { "csv", 0, NULL, "comma-separated values with a header line" },
 	[OPT_JSON] = { "json", 0, NULL, "a JSON array of objects with every field of each record" },
 	[OPT_RUN] = { "run", 0, "ID", "this run (default: the latest)" },

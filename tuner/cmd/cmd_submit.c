@@ -9,19 +9,22 @@
  * With --wait it follows the jobs in order: their state (squeue, then
  * scontrol once they leave the queue, polled with a back-off) and the
  * launch lines their output file gains (tailed), until the last ends.
+ * Slurm's queries, the chain and its follow-up are launch/slurm.c's.
  */
+#include "child.h"
 #include "cli.h"
 #include "cmds.h"
 #include "error.h"
+#include "files.h"
 #include "parse.h"
 #include "plan.h"
 #include "recommend.h"
 #include "runlock.h"
 #include "sbatch.h"
+#include "slurm.h"
 #include "spec.h"
 #include "store_write.h"
 #include "strvec.h"
-#include "child.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -130,45 +133,6 @@ static void need_hosts(const struct spec *s, const struct plan *p, struct alloc_
 	free(hosts_role);
 }
 
-char *submit_join_hosts(const struct strvec *v)
-{
-	char *out = xstrdup(""), *next;
-
-	for (size_t i = 0; i < v->nr; i++) {
-		next = xasprintf("%s%s%s", out, i ? "," : "", v->v[i]);
-		free(out);
-		out = next;
-	}
-	return out;
-}
-
-char *submit_absolute(const char *path)
-{
-	char cwd[PATH_MAX];
-
-	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
-
-char *submit_self_path(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return xstrdup("sweetspot");
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
-int submit_mkdir_one(const char *dir)
-{
-	if (mkdir(dir, 0777) && errno != EEXIST)
-		return error("cannot create folder %s: %s", dir, strerror(errno));
-	return 0;
-}
-
 struct submit_args {
 	const char *db, *spec_path;
 	uint64_t chunks;
@@ -219,10 +183,9 @@ struct submit {
 	size_t per_chunk;
 	uint64_t chunks;
 	long stamp;
-	char *prev;		    /* the job id of the chunk before */
-	int job_status;		    /* of the last job, when waited for */
-	struct strvec ids, outputs; /* every chunk's job id and output file */
-	struct runlock lock;	    /* the run's, while jobs are checked and submitted */
+	int job_status;		  /* of the last job, when waited for */
+	struct slurm_chain chain; /* every chunk's job, its id and output file */
+	struct runlock lock;	  /* the run's, while jobs are checked and submitted */
 };
 
 /* Reads the spec and works out the allocation. Returns the exit status:
@@ -255,15 +218,15 @@ static int submit_prepare(struct submit *sb)
 	 * wait for the lock, so a submit never races its own jobs). */
 	if (runlock_take(&sb->lock, sb->a->db, sb->spec_abs, 0))
 		return 1;
-	sb->db_abs = submit_absolute(sb->a->db);
-	sb->self = submit_self_path();
+	sb->db_abs = files_absolute(sb->a->db);
+	sb->self = files_self_path("sweetspot");
 	sb->jobs_dir = xasprintf("%.*s/jobs", (int)(strrchr(sb->db_abs, '/') - sb->db_abs),
 				 sb->db_abs);
-	if (submit_mkdir_one(sb->jobs_dir))
+	if (files_mkdir(sb->jobs_dir))
 		return 1;
-	sb->nodelist = submit_join_hosts(&sb->need.hosts);
-	sb->host_list = submit_join_hosts(&sb->need.host_class);
-	sb->dpu_list = submit_join_hosts(&sb->need.dpu_class);
+	sb->nodelist = strvec_join(&sb->need.hosts, ",");
+	sb->host_list = strvec_join(&sb->need.host_class, ",");
+	sb->dpu_list = strvec_join(&sb->need.dpu_class, ",");
 	launches = plan_launches(&sb->plan);
 	sb->chunks = sb->a->chunks > launches ? launches : sb->a->chunks;
 	sb->per_chunk = (launches + sb->chunks - 1) / sb->chunks;
@@ -320,7 +283,7 @@ static int record_intent(struct submit *sb, uint64_t k, const char *script, long
 	rec.job_id = NULL;
 	rec.chunk = (int)k;
 	rec.chunks = (int)sb->chunks;
-	rec.after = sb->prev;
+	rec.after = slurm_chain_last(&sb->chain);
 	rec.script = script;
 	rec.exit_status = -1;
 	return store_job_record(sb->st, &rec, row);
@@ -328,69 +291,20 @@ static int record_intent(struct submit *sb, uint64_t k, const char *script, long
 
 /* Records chunk k's job id on its intent row and says so. */
 static int record_job(struct submit *sb, uint64_t k, long long row, const char *id,
-		      const char *script)
+		      const char *prev, const char *script)
 {
 	int rc = store_job_set_id(sb->st, row, id);
 
 	printf("submitted job %s (chunk %llu of %llu%s%s): %s\n", id, (unsigned long long)k,
-	       (unsigned long long)sb->chunks, sb->prev ? ", after " : "", sb->prev ? sb->prev : "",
-	       script);
+	       (unsigned long long)sb->chunks, prev ? ", after " : "", prev ? prev : "", script);
 	fflush(stdout);
 	return rc;
-}
-
-/* The output file of job id: Slurm's %j in pattern replaced by it. */
-char *submit_job_output(const char *pattern, const char *id)
-{
-	const char *j = strstr(pattern, "%j");
-
-	if (!j)
-		return xstrdup(pattern);
-	return xasprintf("%.*s%s%s", (int)(j - pattern), pattern, id, j + 2);
 }
 
 /* The name every job of the spec gets: how Slurm finds them again. */
 static char *job_name(const struct submit *sb)
 {
 	return xasprintf("sweetspot-%.*s", (int)strcspn(sb->base, "."), sb->base);
-}
-
-/* The ids of the jobs named name that Slurm has queued or running (squeue,
- * an argv child, its output through a log file), into ids. 0, or -1 after
- * error() when squeue cannot tell. */
-static int slurm_jobs_named(const struct submit *sb, const char *name, struct strvec *ids)
-{
-	struct strvec av = STRVEC_INIT;
-	struct launch_child c = { 0 };
-	struct launch_result r = { 0 };
-	char *log = xasprintf("%s/.squeue-%ld.log", sb->jobs_dir, (long)getpid());
-	char line[256];
-	FILE *f;
-	int ret = -1;
-
-	strvec_push(&av, "squeue");
-	strvec_push(&av, "-h");
-	strvec_push(&av, "-o");
-	strvec_push(&av, "%i");
-	strvec_pushf(&av, "--name=%s", name);
-	c.argv = &av;
-	c.log = log;
-	c.timeout_s = 60;
-	if (launch_spawn(&c, &r) || r.status != 0) {
-		error("cannot ask Slurm about earlier jobs: %s", r.reason);
-	} else if ((f = fopen(log, "r"))) {
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, " \r\n")] = '\0';
-			if (sbatch_valid_job_id(line))
-				strvec_push(ids, line);
-		}
-		fclose(f);
-		ret = 0;
-	}
-	unlink(log);
-	free(log);
-	strvec_clear(&av);
-	return ret;
 }
 
 static int in_list(const struct strvec *v, const char *s)
@@ -443,7 +357,7 @@ static int check_earlier(struct submit *sb)
 	if (store_jobs_open(sb->st, sb->spec_abs, &rows, &n))
 		goto out;
 	ret = 0;
-	if (!n || slurm_jobs_named(sb, name, &queued))
+	if (!n || slurm_jobs_named(name, sb->jobs_dir, &queued))
 		goto out; /* none recorded, or Slurm cannot say: the run's lock still guards */
 	for (size_t i = 0; i < n; i++) {
 		if (!*rows[i].job_id) {
@@ -454,7 +368,7 @@ static int check_earlier(struct submit *sb)
 		}
 	}
 	if (still.nr) {
-		char *list = submit_join_hosts(&still);
+		char *list = strvec_join(&still, ",");
 
 		error("jobs of this run are still queued or running (%s: %s): wait for them "
 		      "(squeue --name=%s) or cancel them (scancel), then submit again",
@@ -479,13 +393,12 @@ static int submit_chunk(struct submit *sb, uint64_t k)
 {
 	int stem = (int)strcspn(sb->base, ".");
 	struct sbatch_job job = { 0 };
-	struct sbatch_submit sub = { 0 };
 	struct strvec command = STRVEC_INIT;
 	char *script = xasprintf("%s/%.*s-%ld-c%llu.sbatch", sb->jobs_dir, stem, sb->base,
 				 sb->stamp, (unsigned long long)k);
 	char *output = xasprintf("%s/%.*s-%%j.out", sb->jobs_dir, stem, sb->base);
 	char *name = job_name(sb);
-	char *id = NULL, cwd[PATH_MAX];
+	char *id = NULL, *prev = NULL, cwd[PATH_MAX];
 	long long row = 0;
 	int rc;
 
@@ -501,119 +414,29 @@ static int submit_chunk(struct submit *sb, uint64_t k)
 	if (!rc)
 		rc = record_intent(sb, k, script, &row);
 	if (!rc) {
-		sub.script = script;
-		sub.after = sb->prev;
-		rc = sbatch_submit(&sub, &id, NULL);
+		if (slurm_chain_last(&sb->chain))
+			prev = xstrdup(slurm_chain_last(&sb->chain));
+		rc = slurm_chain_submit(&sb->chain, script, output, &id);
 		if (rc)
 			store_job_set_id(sb->st, row, NULL); /* nothing was submitted */
 	}
 	if (!rc)
-		rc = record_job(sb, k, row, id, script);
+		rc = record_job(sb, k, row, id, prev, script);
 	if (!rc) {
-		char *out = submit_job_output(output, id);
+		const char *out = sb->chain.outputs.v[sb->chain.outputs.nr - 1];
 
-		strvec_push(&sb->ids, id);
-		strvec_push(&sb->outputs, out);
 		printf("  output: %s\n", out);
 		if (!sb->a->wait)
 			printf("  follow it: tail -f %s\n", out);
 		fflush(stdout);
-		free(out);
 	}
-	free(sb->prev);
-	sb->prev = id;
+	free(id);
+	free(prev);
 	free(script);
 	free(output);
 	free(name);
 	strvec_clear(&command);
 	return rc;
-}
-
-/* Prints the launch lines ("[k/N] ... ETA") and the run's summary that
- * path gained past *off, whole lines only. Returns whether it printed. */
-static int tail_output(const char *path, long *off)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int printed = 0;
-	unsigned k, n;
-
-	if (!f)
-		return 0; /* not there until the job starts */
-	if (!fseek(f, *off, SEEK_SET))
-		while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
-			*off += len;
-			if (sscanf(line, "[%u/%u]", &k, &n) == 2 || !strncmp(line, "run ", 4)) {
-				fputs(line, stdout);
-				printed = 1;
-			}
-		}
-	free(line);
-	fclose(f);
-	fflush(stdout);
-	return printed;
-}
-
-/* The first polling interval (SWEETSPOT_POLL_S, seconds; 1 by default). */
-static double poll_interval(void)
-{
-	const char *s = getenv("SWEETSPOT_POLL_S");
-	char *end;
-	double v = s ? strtod(s, &end) : 0;
-
-	return s && *s && !*end && v > 0 && v <= 60 ? v : 1.0;
-}
-
-static void nap(double s)
-{
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* Follows job k (0-based) to its end, printing its state changes and the
- * launch lines of its output. Polls at the first interval while something
- * changes, and backs off (doubling, up to 4 times it and never past 3 s)
- * while nothing does: slurmctld forgets a finished job MinJobAge seconds
- * after it ends (300 by default, 4 on the test cluster), and a longer wait
- * would lose how it ended. The job's exit status, or -1 when Slurm lost it. */
-static int follow_job(struct submit *sb, size_t k)
-{
-	const char *id = sb->ids.v[k], *out = sb->outputs.v[k];
-	char *log = xasprintf("%s/.poll-%s.log", sb->jobs_dir, id), last[32] = "";
-	double first = poll_interval(), most = first * 4 < 3 ? first * 4 : 3, wait = first;
-	struct sbatch_state st;
-	long off = 0;
-	int status = -1;
-
-	printf("following job %s: %s\n", id, out);
-	for (;;) {
-		int changed = tail_output(out, &off);
-
-		if (sbatch_job_state(id, log, &st))
-			break;
-		if (strcmp(st.state, last)) {
-			printf("job %s: %s\n", id, st.state);
-			fflush(stdout);
-			snprintf(last, sizeof(last), "%s", st.state);
-			changed = 1;
-		}
-		if (st.done) {
-			tail_output(out, &off);
-			status = !strcmp(st.state, "COMPLETED") && st.exit_code <= 0 ? 0 :
-				 st.exit_code > 0 ? st.exit_code :
-						    1;
-			printf("job %s ended: %s, exit status %d\n", id, st.state, status);
-			break;
-		}
-		wait = changed ? first : (wait * 2 < most ? wait * 2 : most);
-		nap(wait);
-	}
-	free(log);
-	return status;
 }
 
 /* After --wait: what the run holds, and the last job's status as ours. */
@@ -629,17 +452,15 @@ static int report_wait(struct submit *sb)
 		       run.id, got, run.planned_launches, failed, points, invalid);
 	store_run_release(&run);
 	if (sb->job_status < 0)
-		error("job %s: Slurm no longer knows how it ended", sb->prev);
+		error("job %s: Slurm no longer knows how it ended", slurm_chain_last(&sb->chain));
 	else if (sb->job_status)
-		error("job %s ended with status %d", sb->prev, sb->job_status);
+		error("job %s ended with status %d", slurm_chain_last(&sb->chain), sb->job_status);
 	return sb->job_status == 0 ? 0 : 1;
 }
 
 static void submit_release(struct submit *sb)
 {
-	free(sb->prev);
-	strvec_clear(&sb->ids);
-	strvec_clear(&sb->outputs);
+	slurm_chain_release(&sb->chain);
 	free(sb->nodelist);
 	free(sb->host_list);
 	free(sb->dpu_list);
@@ -662,8 +483,7 @@ int cmd_submit(int argc, char **argv)
 	struct submit sb = { .a = &a,
 			     .spec = SPEC_INIT,
 			     .plan = PLAN_INIT,
-			     .ids = STRVEC_INIT,
-			     .outputs = STRVEC_INIT,
+			     .chain = SLURM_CHAIN_INIT,
 			     .lock = RUNLOCK_INIT,
 			     .need = { STRVEC_INIT, 0, 0, STRVEC_INIT, STRVEC_INIT, 0, 0 } };
 	int status;
@@ -684,10 +504,10 @@ int cmd_submit(int argc, char **argv)
 		printf("note: hosts and DPUs in one allocation (--nodelist %s); --hetjob makes "
 		       "them two node classes\n",
 		       sb.nodelist);
-	for (size_t k = 0; !status && a.wait && k < sb.ids.nr; k++) {
-		sb.job_status = follow_job(&sb, k);
+	for (size_t k = 0; !status && a.wait && k < sb.chain.ids.nr; k++) {
+		sb.job_status = slurm_chain_follow(&sb.chain, k, sb.jobs_dir, stdout);
 		if (sb.job_status >= 0)
-			store_job_finished(sb.st, sb.ids.v[k], sb.job_status);
+			store_job_finished(sb.st, sb.chain.ids.v[k], sb.job_status);
 	}
 	if (!status && a.wait)
 		status = report_wait(&sb);

@@ -33,13 +33,4 @@ int cmd_baseline(int argc, char **argv);  /* cmd_baseline.c (search module) */
 int cmd_verify(int argc, char **argv);	  /* cmd_verify.c */
 int cmd_model(int argc, char **argv);	  /* cmd_model.c (model module) */
 
-/* cmd_submit.c's helpers, shared with verify's way through sbatch. */
-struct strvec;
-char *submit_join_hosts(const struct strvec *v); /* "a,b,c" */
-char *submit_absolute(const char *path);	 /* from the working folder */
-char *submit_self_path(void);			 /* this program, absolute */
-int submit_mkdir_one(const char *dir);		 /* 0, or -1 after error() */
-/* The output file of job id: Slurm's %j in pattern replaced by it. */
-char *submit_job_output(const char *pattern, const char *id);
-
 #endif

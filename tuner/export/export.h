@@ -153,6 +153,37 @@ struct export_opts {
 	const struct ompi_params *params; /* what each algorithm ran with; NULL: 0s */
 };
 
+/* ---- one export, as `sweetspot export` and the report ask it (export_run.c) */
+
+/* At most this many formats in one export. */
+#define EXPORT_MAX_FORMATS 8
+
+/* The comma list of formats s ("ompi-rules,mca-params") into f, *n of
+ * them. 0, or -1 after error() (an unknown one, one twice, too many). */
+int export_parse_formats(const char *s, enum export_format *f, size_t *n);
+
+/* One export. Strings are borrowed. */
+struct export_request {
+	enum export_format fmt[EXPORT_MAX_FORMATS]; /* the first to out, the others
+						     * to out.FORMAT; a folder
+						     * format alone */
+	size_t nfmt;
+	const char *out;		    /* a file (a folder for mpmd); NULL: stdout */
+	const char *db, *profile, *records; /* where the decisions come from (one, or
+					     * none: the default database) */
+	long long run;			    /* the database's run; 0: the latest (of spec) */
+	const char *spec;		    /* NULL: none */
+	const char *rules;		    /* the rules file env and mca-params name, or NULL */
+	const char *coll, *host_bin, *worker_bin; /* mpmd's choices, or NULL */
+	struct ompi_version ompi;		  /* ompi-rules for this Open MPI... */
+	int ompi_given;				  /* ... when set, else the installed one's */
+	int force;				  /* replace a regular file at out */
+};
+
+/* Writes the export rq asks for. Returns the exit status: 0 written, 1 a
+ * file could not be written, 2 bad input (nothing written). */
+int export_run(const struct export_request *rq);
+
 /* Writes a single-file format f to out through the format table. Returns
  * 0, or -1 after error() (a folder format, or what its writer reports). */
 int export_write(enum export_format f, const struct decisions *d, const struct export_opts *o,

@@ -1,5 +1,5 @@
 /*
- * tuner/export/verify.c: what `sweetspot verify` decides without launching: the
+ * tuner/verify/verify.c: what `sweetspot verify` decides without launching: the
  * environment an exported file stands for, the figures of a launch's
  * output, and the verdict per figure (verify.h).
  */

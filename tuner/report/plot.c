@@ -1,5 +1,5 @@
 /*
- * tuner/cmd/plot.c: the figures of plot.h. Every stored point is one launch's
+ * tuner/report/plot.c: the figures of plot.h. Every stored point is one launch's
  * value (the launch-level sample); per configuration (collective,
  * algorithm, assignment, layout, size) the launches are summarised with
  * stats_summarize(): the median of oe_measured and its 95% CI of the median

@@ -1,5 +1,5 @@
 /*
- * tuner/cmd/plot_style.c: the figures' look (plot_style.h). Sizes are worked
+ * tuner/report/plot_style.c: the figures' look (plot_style.h). Sizes are worked
  * out in pixels from an average character width of the fonts, generous
  * rather than tight, and given to gnuplot as screen fractions, so that the
  * same figure keeps the same plot area in PNG and SVG.

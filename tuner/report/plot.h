@@ -1,5 +1,5 @@
 /*
- * tuner/cmd/plot.h: figures like the DPU-Bench paper's, drawn by gnuplot (run
+ * tuner/report/plot.h: figures like the DPU-Bench paper's, drawn by gnuplot (run
  * as an argv child on a script file; no shell). Per collective, algorithm
  * and assignment: offload efficiency against the number of workers, one
  * line per message size (the best WPN and placement at each worker count),

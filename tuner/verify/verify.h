@@ -1,5 +1,5 @@
 /*
- * tuner/export/verify.h: the parts of `sweetspot verify` that launch nothing: the
+ * tuner/verify/verify.h: the parts of `sweetspot verify` that launch nothing: the
  * tuned settings an exported file stands for (the environment of launch
  * B), the figures read from a launch's output, and the decision per
  * figure, with the statistics recommend uses (Mann-Whitney, Hodges-Lehmann,

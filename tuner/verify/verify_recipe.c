@@ -1,5 +1,5 @@
 /*
- * tuner/export/verify_recipe.c: an MPMD recipe (the folder `export --format
+ * tuner/verify/verify_recipe.c: an MPMD recipe (the folder `export --format
  * mpmd` writes) as `sweetspot verify` uses it. B runs the program under
  * test on the recipe's layout: the recipe's files for the launcher, copied
  * into the launch's folder with the program and its arguments in the place

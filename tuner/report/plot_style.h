@@ -1,5 +1,5 @@
 /*
- * tuner/cmd/plot_style.h: the one look of sweetspot's figures, in one place
+ * tuner/report/plot_style.h: the one look of sweetspot's figures, in one place
  * (plot.c draws what; this says how). Okabe and Ito's colour-blind-safe
  * palette, each colour with a marker of its own; a canvas laid out in
  * pixels before gnuplot draws it: the title wrapped to the canvas width
