@@ -51,13 +51,13 @@ INC_launch  := -Icommon -Ilaunch
 INC_sched   := -Icommon -Ikernels/sched
 INC_kernels := -Icommon -Ikernels/sched -Ikernels
 INC_tuner_plan   := -Icommon -Ilaunch -Ikernels/sched -Ituner/plan
-INC_tuner_sim    := -Icommon -Ikernels/sched -Ituner/sim
-INC_tuner_store  := $(INC_tuner_plan) -Ituner/sim -Ituner/store
+INC_tuner_model  := -Icommon -Ikernels/sched -Ituner/model
+INC_tuner_store  := $(INC_tuner_plan) -Ituner/model -Ituner/store
 INC_tuner_decide := $(INC_tuner_store) -Ituner/decide
 INC_tuner_engine := $(INC_tuner_decide) -Ituner/engine
-INC_tuner_model  := $(INC_tuner_engine) -Ituner/model
+INC_tuner_calibrate := $(INC_tuner_engine) -Ituner/calibrate
 INC_tuner_export := $(INC_tuner_engine) -Ituner/export
-INC_tuner_cmd    := $(INC_tuner_model) -Ituner/export -Ituner/cmd
+INC_tuner_cmd    := $(INC_tuner_calibrate) -Ituner/export -Ituner/cmd
 # The tests and fuzzers see the whole tuner.
 INC_tuner   := $(INC_tuner_cmd)
 # A source file's include path: its folder's (tuner/plan/x.c: INC_tuner_plan),

@@ -8,19 +8,19 @@
 
 cd "$ROOT" || exit 1
 command -v cc >/dev/null || skip_all "no C compiler"
-# Bottom to top; a part sees those before it (sim sees plan's kernels/sched
-# only, so it comes first and plan does not see it).
-parts="sim plan store decide engine model export cmd"
+# Bottom to top; a part sees those before it (model, the pure model, sees
+# plan's kernels/sched only, so it comes first and plan does not see it).
+parts="model plan store decide engine calibrate export cmd"
 below() {	# the parts a part may include
 	case $1 in
-	sim) echo "sim" ;;
+	model) echo "model" ;;
 	plan) echo "plan" ;;
-	store) echo "sim plan store" ;;
-	decide) echo "sim plan store decide" ;;
-	engine) echo "sim plan store decide engine" ;;
-	model) echo "sim plan store decide engine model" ;;
-	export) echo "sim plan store decide engine export" ;;
-	cmd) echo "sim plan store decide engine model export cmd" ;;
+	store) echo "model plan store" ;;
+	decide) echo "model plan store decide" ;;
+	engine) echo "model plan store decide engine" ;;
+	calibrate) echo "model plan store decide engine calibrate" ;;
+	export) echo "model plan store decide engine export" ;;
+	cmd) echo "model plan store decide engine calibrate export cmd" ;;
 	esac
 }
 plan 2

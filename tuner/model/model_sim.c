@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model_sim.c: the event simulation of one phase (model.h). Every
+ * tuner/model/model_sim.c: the event simulation of one phase (model.h). Every
  * active rank runs the kernel's executor (kernels/harness.c sched_exec) on
  * its own schedule, one action at a time, the rank with the earliest clock
  * first, so that shared resources are reserved in simulated-time order:

@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model.c: one point's prediction from the simulated phases, as the
+ * tuner/model/model.c: one point's prediction from the simulated phases, as the
  * kernel measures them (kernels/harness.c): ref (hosts alone), comm
  * (workers alone), compute (calibrated by the kernel to last ref, so
  * predicted as ref) and total (hosts compute while workers communicate).

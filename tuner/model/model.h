@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model.h: the performance model. It predicts a point (ref, comm,
+ * tuner/model/model.h: the performance model. It predicts a point (ref, comm,
  * compute and total times, both OE forms) by simulating, operation by
  * operation, the very schedules the kernel runs: coll_build() of
  * kernels/sched/ for every rank of the layout, with the kernel's geometry
