@@ -405,9 +405,61 @@ static void fit_floor(void)
 	   p.path[PATH_SHM].g_write);
 }
 
+/* Large machines (model_predict_budget): within the budget, or at most
+ * MODEL_SIM_SMALL nodes, the prediction is the exact simulation's, bit
+ * for bit; past it, from smaller machines, on a collective whose times
+ * grow linearly with the nodes (bcast direct: the root's NIC serves one
+ * read per worker) near the exact one; a point whose smaller machines do
+ * not fit either is refused with an error, not built. */
+static void large_machines(void)
+{
+	struct model_params p;
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 65536,    65536, 0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
+	struct model_machine mc = { 12, 4, 24, 2, 1, 64, 8, 0 };
+	struct model_pred a, b;
+	int same = 1, rc;
+
+	model_params_default(&p);
+	for (int c = 0; c < 2; c++) {
+		pt.coll = c ? COLL_ALLGATHER : COLL_BCAST;
+		pt.alg = c ? ALG_ALLIN : ALG_DIRECT;
+		for (int n = 2; n <= 12; n += 5) {
+			mc.nodes = n;
+			mc.W = n * mc.wpn;
+			model_predict(&p, &mc, &pt, &a);
+			model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 0, &b);
+			same &= a.ref_us == b.ref_us && a.comm_us == b.comm_us &&
+				a.total_us == b.total_us && !a.extrapolated[0];
+		}
+	}
+	ok(same, "within the budget: the exact simulation's times, bit for bit");
+	pt.coll = COLL_BCAST;
+	pt.alg = ALG_DIRECT;
+	mc.nodes = 64;
+	mc.W = 128;
+	rc = model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 200, &a);
+	ok(rc == 0 && a.extrapolated[0] > 0 && a.extrapolated[1] > a.extrapolated[0],
+	   "past the budget: from smaller machines (%d, %d, %d nodes)", a.extrapolated[0],
+	   a.extrapolated[1], a.extrapolated[2]);
+	model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 0, &b);
+	ok(fabs(a.comm_us / b.comm_us - 1) < 0.1 && fabs(a.ref_us / b.ref_us - 1) < 0.1,
+	   "bcast on 64 nodes from smaller ones: comm %.1f us (exact %.1f), ref %.1f (%.1f)",
+	   a.comm_us, b.comm_us, a.ref_us, b.ref_us);
+	pt.coll = COLL_ALLGATHER;
+	pt.alg = ALG_LEADER;
+	pt.m = pt.mmax = 4u << 20;
+	mc.nodes = 100000;
+	mc.W = 800000;
+	mc.wpn = 8;
+	mc.ppn = 8;
+	ok(model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 10, &a) == -1,
+	   "a point too large for its smaller machines too: refused");
+}
+
 int main(void)
 {
-	plan(39);
+	plan(43);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -420,5 +472,6 @@ int main(void)
 	shm_rma();
 	point_axes();
 	fit_floor();
+	large_machines();
 	return done_testing();
 }

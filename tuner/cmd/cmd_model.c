@@ -97,6 +97,7 @@ struct out {
 	struct best *best;
 	size_t nbest;
 	size_t points, ops, classes; /* classes: points with a phase by classes */
+	size_t extrapolated;	     /* points from smaller machines */
 };
 
 static void best_update(struct best **b, size_t *n, const char *coll, uint64_t bytes,
@@ -165,8 +166,23 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "oe_paper_sd", json_real(pr->oe_paper_sd));
 	/* How each phase was simulated: node 0's ranks for their classes, or
 	 * every rank (an irregular layout, schedules that differ by node). */
-	json_object_set_new(j, "ref_simulation", json_string(pr->classes[0] ? "classes" : "full"));
-	json_object_set_new(j, "comm_simulation", json_string(pr->classes[1] ? "classes" : "full"));
+	json_object_set_new(j, "ref_simulation",
+			    json_string(pr->extrapolated[0] ? "extrapolated" :
+					pr->classes[0]	    ? "classes" :
+							      "full"));
+	json_object_set_new(j, "comm_simulation",
+			    json_string(pr->extrapolated[0] ? "extrapolated" :
+					pr->classes[1]	    ? "classes" :
+							      "full"));
+	/* Too large to simulate: the nodes of the machines it is
+	 * extrapolated from (docs/model.md, "Large machines"). */
+	if (pr->extrapolated[0]) {
+		json_t *from = json_array();
+
+		for (int i = 0; i < 3 && pr->extrapolated[i]; i++)
+			json_array_append_new(from, json_integer(pr->extrapolated[i]));
+		json_object_set_new(j, "extrapolated_from", from);
+	}
 	return j;
 }
 
@@ -195,6 +211,7 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 	out->points++;
 	out->ops += pr->ops;
 	out->classes += pr->classes[0] || pr->classes[1];
+	out->extrapolated += pr->extrapolated[0] != 0;
 	best_update(&out->best, &out->nbest, coll_names[o->pt.coll], o->pt.m, o->layout, o->mc.W,
 		    o->mc.wpn, pr->oe_measured);
 	if (out->a->json)
@@ -289,17 +306,28 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 		       "ref_us,comm_us,compute_us,total_us,oe_measured,oe_paper,oe_measured_sd,"
 		       "dtype,op,chunk,window,radix,predicted\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; !ret && i < nl; i++)
-		ret = model_predict_layout(mp, s, &ls[i], &env, on_pred, &out);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (size_t i = 0; !ret && i < nl; i++) {
+		double el;
+
+		if ((ret = model_predict_layout(mp, s, &ls[i], &env, on_pred, &out)))
+			error("model: layout %s (%u nodes x %u PPN, %u workers) not predicted",
+			      ls[i].id, ls[i].nodes, ls[i].ppn, ls[i].workers);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+		/* Long work is never silent: where it is, after 2 s. */
+		if (!ret && el > 2 && i + 1 < nl)
+			fprintf(stderr,
+				"# model: %zu of %zu layouts predicted (%zu points), %.1f s\n",
+				i + 1, nl, out.points, el);
+	}
 	if (!ret && a->json)
 		json_dumpf(out.arr, stdout, JSON_INDENT(1));
 	if (!ret)
 		print_best(&out, a->json || a->csv ? stderr : stdout);
 	fprintf(stderr,
-		"# model: %zu points (%zu by classes of equivalent ranks), %zu operations "
-		"simulated in %.3f s\n",
-		out.points, out.classes, out.ops,
+		"# model: %zu points (%zu by classes of equivalent ranks, %zu extrapolated from "
+		"smaller machines), %zu operations simulated in %.3f s\n",
+		out.points, out.classes, out.extrapolated, out.ops,
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (a->nodes)
 		free(ls);

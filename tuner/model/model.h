@@ -125,6 +125,10 @@ struct model_pred {
 	/* Per phase (ref, comm): ranks simulated for classes of equivalent
 	 * ranks (node 0's); 0: every rank was. */
 	int classes[2];
+	/* Not simulated on its own machine: the nodes of the three smaller
+	 * machines its times are extrapolated from (model_predict_budget);
+	 * 0s when it was simulated. */
+	int extrapolated[3];
 };
 
 /* One phase's simulation: the schedules of every rank (ref: hosts'; off:
@@ -163,6 +167,23 @@ int model_predict(const struct model_params *p, const struct model_machine *mc,
 int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
 		       const struct model_point *pt, enum model_sim_mode mode,
 		       struct model_pred *out);
+
+/* How much one prediction may build (operations, dependencies and checked
+ * blocks of the schedules: time and memory go with them, some 100 bytes
+ * and 0.3 us each) before its machine is no longer simulated but
+ * extrapolated; machines of at most MODEL_SIM_SMALL nodes always are. */
+#define MODEL_SIM_BUDGET 1000000
+#define MODEL_SIM_SMALL	 8
+
+/* The same with a budget (0: none). In MODEL_SIM_AUTO, a machine of more
+ * than MODEL_SIM_SMALL nodes, each with its wpn workers, whose schedules
+ * would take more than the budget is predicted from machines of 2, 4, 8
+ * ... nodes (the same ppn, wpn and point), each simulated exactly, the
+ * largest three (or two) within the budget: each time extrapolated to the nodes
+ * (docs/model.md, "Large machines"), out->extrapolated naming them. */
+int model_predict_budget(const struct model_params *p, const struct model_machine *mc,
+			 const struct model_point *pt, enum model_sim_mode mode, size_t budget,
+			 struct model_pred *out);
 
 /* The node of rank r (hosts ppn per node; worker k on node k / wpn) and
  * whether it sits on a DPU. */
