@@ -457,9 +457,64 @@ static void large_machines(void)
 	   "a point too large for its smaller machines too: refused");
 }
 
+/* A machine description: its figures as the model's costs, worked by
+ * hand (100 Gb/s = 12,500 B/us: 8e-5 us/B; 2 controllers of 25.6 GB/s:
+ * 1 / 51,200 us/B), what it leaves out unset; a bad one refused. */
+static void machine_desc(void)
+{
+	char path[] = "/tmp/model-t-XXXXXX";
+	int fd = mkstemp(path);
+	struct model_desc d;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "machine = {\n network = { gbit_s = 100; latency_us = 1.5; };\n"
+		   " dpu = { cores = 8; memory_controllers = 2; memory_gbyte_s = 25.6; };\n"
+		   " overhead_us = 0.3;\n};\n");
+	fclose(f);
+	ok(model_desc_load(path, &d) == 0 && near(d.params.path[PATH_NET].g_write, 8e-5) &&
+		   near(d.params.path[PATH_NET].g_share, 8e-5) &&
+		   near(d.params.path[PATH_NET].L, 1.5) &&
+		   near(d.params.dpu_g_share, 1.0 / 51200) && near(d.params.o, 0.3) &&
+		   d.dpu_cores == 8 && d.host_cores == 0,
+	   "description: 100 Gb/s, 1.5 us, two 25.6 GB/s controllers, 0.3 us per post");
+	ok(!(d.set & (1u << 0)) && (d.set & (1u << 4)) && (d.set & (1u << 17)),
+	   "what it leaves out is unset (shm.L), what it says set (net.L, dpu_g_share)");
+	f = fopen(path, "w");
+	fprintf(f, "machine = {\n network = { gbit_s = -3; };\n};\n");
+	fclose(f);
+	ok(model_desc_load(path, &d) == -1, "a negative bandwidth is refused");
+	unlink(path);
+}
+
+/* The DPU's memory controller (dpu_g_share D): every transfer of a DPU
+ * worker holds it len x D. bcast, 2 nodes x 1 PPN, the worker on node
+ * 0's DPU: it reads the root (pcie) at t0 + o, the controller busy until
+ * t0 + o + m D; its write to host 1 (net) waits for it: comm = t0 + o + m
+ * D + L + m g_write, where with D = 0 it is t0 + (o + L + m g_read) + (o
+ * + L + m g_write). */
+static void dpu_memory(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
+	struct model_pred o;
+
+	p.dpu_g_share = 1e-2;
+	model_predict(&p, &mc, &pt, &o);
+	ok(near(o.comm_us, 0.25 + 0.5 + 1000 * 1e-2 + 2 + 1000 * 2e-3),
+	   "one DPU memory controller: the write waits for the read's bytes: %g us", o.comm_us);
+	p.dpu_g_share = 1e-4;
+	model_predict(&p, &mc, &pt, &o);
+	ok(near(o.comm_us, 0.25 + (0.5 + 2 + 1) + (0.5 + 2 + 2)),
+	   "a controller faster than the links changes nothing: %g us", o.comm_us);
+}
+
 int main(void)
 {
-	plan(43);
+	plan(48);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -473,5 +528,7 @@ int main(void)
 	point_axes();
 	fit_floor();
 	large_machines();
+	machine_desc();
+	dpu_memory();
 	return done_testing();
 }

@@ -40,6 +40,9 @@ static const struct cli_option model_opts[] = {
 	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
 	{ "dry-run", 0, NULL, "with --smpi: print the smpirun commands, run nothing" },
+	{ "machine", 0, "FILE",
+	  "the parameters from a machine description (no launch); a calibration in the "
+	  "database fills what it leaves out" },
 	{ "full-sim", 0, NULL,
 	  "simulate every rank, not one node's ranks for their classes (slower; the same times)" },
 	{ NULL, 0, NULL, NULL },
@@ -49,7 +52,7 @@ static const struct cli_command model_cmd = {
 	"model",
 	"SPEC [--check [--against ID]] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] "
 	"[--wpn LIST]] "
-	"[--full-sim] [--db FILE]",
+	"[--machine FILE] [--full-sim] [--db FILE]",
 	"Predicts every point of SPEC by simulating the kernel's schedules with parameters\n"
 	"calibrated from at most three launches (stored as the run SPEC:model, and the\n"
 	"parameters in the table model_params). --smpi runs the SMPI build of the kernel\n"
@@ -74,11 +77,13 @@ enum {
 	O_FIT_RUN,
 	O_SMPI,
 	O_DRY,
+	O_MACHINE,
 	O_FULL
 };
 
 struct model_args {
-	const char *path, *db, *launcher, *wpn;
+	const char *path, *db, *launcher, *wpn, *machine;
+	int host_cores, dpu_cores; /* from --machine; 0: the spec's */
 	int check, json, csv, recal, refit, smpi, dry, full;
 	uint64_t nodes, ppn, fit_run, against;
 };
@@ -294,6 +299,10 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 	int ret = 0;
 
 	model_env_of(s, &env);
+	if (a->host_cores)
+		env.host_cores = a->host_cores;
+	if (a->dpu_cores)
+		env.dpu_cores = a->dpu_cores;
 	if (a->full)
 		env.sim = MODEL_SIM_FULL;
 	if (a->nodes)
@@ -407,6 +416,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		case O_DRY:
 			a->dry = 1;
 			break;
+		case O_MACHINE:
+			a->machine = c.arg;
+			break;
 		case O_FULL:
 			a->full = 1;
 			break;
@@ -436,6 +448,37 @@ static int parse(int argc, char **argv, struct model_args *a)
 	return -1;
 }
 
+/* Where each parameter came from: the description (file), the
+ * calibration in the database (run), or the defaults; on stderr. */
+static void print_sources(const struct model_args *a, const struct model_desc *d,
+			  struct model_params *mp, int calibrated, long long run)
+{
+	static const char *const from[] = { "machine description", "calibration", "defaults" };
+
+	fprintf(stderr, "# model parameters: machine %s (%s)", a->machine,
+		d->name[0] ? d->name : "unnamed");
+	if (calibrated)
+		fprintf(stderr, ", calibration run %lld", run);
+	if (d->host_cores)
+		fprintf(stderr, "; host cores %d", d->host_cores);
+	if (d->dpu_cores)
+		fprintf(stderr, "; DPU cores %d", d->dpu_cores);
+	fprintf(stderr, "\n");
+	for (int k = 0; k < 3; k++) {
+		int n = 0;
+
+		for (int i = 0; i < MODEL_NPARAMS; i++) {
+			int src = d->set & (1u << i) ? 0 : calibrated ? 1 : 2;
+
+			if (src == k)
+				fprintf(stderr, "%s%s %.4g", n++ ? ", " : "#   ",
+					model_param_name(i), *model_param(mp, i));
+		}
+		if (n)
+			fprintf(stderr, " (from the %s)\n", from[k]);
+	}
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args a = { .db = STORE_DEFAULT_PATH };
@@ -443,6 +486,7 @@ int cmd_model(int argc, char **argv)
 	struct plan plan = PLAN_INIT;
 	struct store *st = NULL;
 	struct model_params mp;
+	struct model_desc desc;
 	long long run = 0;
 	char *key = NULL;
 	enum launcher l;
@@ -451,9 +495,18 @@ int cmd_model(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	status = EXIT_USAGE;
+	/* Every input checked before the database is opened: a bad
+	 * description writes nothing. */
 	if (spec_load(a.path, &spec) || plan_build(&spec, &plan) ||
 	    runner_pick_launcher(a.launcher, &spec, a.path, 0, &l))
 		goto out;
+	/* --machine, else the spec's system.machine. */
+	if (!a.machine)
+		a.machine = spec.machine;
+	if (a.machine && model_desc_load(a.machine, &desc))
+		goto out;
+	a.host_cores = a.machine ? desc.host_cores : 0;
+	a.dpu_cores = a.machine ? desc.dpu_cores : 0;
 	status = 1;
 	if (store_open(a.db, STORE_CREATE, &st))
 		goto out;
@@ -466,17 +519,36 @@ int cmd_model(int argc, char **argv)
 		      a.path, a.db, a.path);
 		goto out;
 	}
+	/* A description calibrates nothing: launches only when asked. */
 	if (a.fit_run ? model_refit(a.path, key, st, (long long)a.fit_run, &mp) :
 	    a.refit   ? model_refit(a.path, key, st, run, &mp) :
-			!have && model_calibrate(a.path, key, a.db, l, st, &mp))
+			!have && !a.machine && model_calibrate(a.path, key, a.db, l, st, &mp))
 		goto out;
-	fprintf(stderr,
-		"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "
-		"shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g us, reduce %.3g "
-		"us/B, poll %.3g us\n",
-		mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L,
-		mp.path[PATH_SHM].g_read, mp.path[PATH_SHM].g_write, mp.path[PATH_SHM].g_share,
-		mp.o, mp.g_reduce, mp.poll);
+	if (a.machine) {
+		/* The description's parameters, the calibration's (if any)
+		 * where it says nothing, else the defaults. */
+		struct model_params cal = mp;
+		int calibrated = have || a.fit_run || a.refit;
+
+		mp = desc.params;
+		if (calibrated) {
+			model_params_fill(&mp, desc.set, &cal);
+			mp.resid = cal.resid;
+			mp.noise = cal.noise;
+			mp.r2 = cal.r2;
+			mp.npoints = cal.npoints;
+		}
+		print_sources(&a, &desc, &mp, calibrated, run);
+	} else
+		fprintf(stderr,
+			"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch "
+			"noise "
+			"%.3f; shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g "
+			"us, "
+			"reduce %.3g us/B, poll %.3g us\n",
+			mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L,
+			mp.path[PATH_SHM].g_read, mp.path[PATH_SHM].g_write,
+			mp.path[PATH_SHM].g_share, mp.o, mp.g_reduce, mp.poll);
 	if (a.smpi && !a.check)
 		status = smpi_all(&a, st, &spec, &plan, &mp);
 	else

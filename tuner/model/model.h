@@ -59,12 +59,40 @@ struct model_params {
 	/* CPU us a process runs unshared on an oversubscribed core before
 	 * the OS shares it: the scheduler's slice, not fitted (MODEL_OS_SLICE). */
 	double os_slice;
+	/* us per byte through a DPU's memory controllers, all of them
+	 * together: every byte a DPU worker reads or writes passes them, and
+	 * its cores share them (BlueField-2 has one for its 8 cores). 0: not
+	 * modelled (a calibration cannot see it; a machine description can
+	 * say it). */
+	double dpu_g_share;
 	/* Quality, from calibration: relative (log) residual rms of the fit,
 	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
 	double resid, noise, r2;
 	int npoints;
 	unsigned calibrated; /* bit per path kind the data determined */
 };
+
+/* Every parameter a machine description or a calibration sets, by index:
+ * its name ("net.L", "o", ...; NULL past the last) and where it lives. */
+#define MODEL_NPARAMS 18
+const char *model_param_name(int i);
+double *model_param(struct model_params *p, int i);
+/* The parameters whose bit is clear in set, from `from`. */
+void model_params_fill(struct model_params *p, unsigned set, const struct model_params *from);
+
+/* A machine description (model_desc.c, `model --machine FILE`): the
+ * parameters it sets (bit i: parameter i) over the defaults, and the
+ * cores it names (0: not named). */
+struct model_desc {
+	char name[128];
+	struct model_params params;
+	unsigned set;
+	int host_cores, dpu_cores;
+};
+
+/* Loads the description at path. 0, or -1 after error() with file:line
+ * (nothing of it to use). */
+int model_desc_load(const char *path, struct model_desc *d);
 
 /* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
  * memory or link these kernels run on; the SMPI platform's ceiling too. */
