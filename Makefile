@@ -104,13 +104,14 @@ install: programs
 		chmod 0644 $(DESTDIR)$(DATADIR)/profiles/.tmp && \
 		mv $(DESTDIR)$(DATADIR)/profiles/.tmp $(DESTDIR)$(DATADIR)/profiles/$${f#profiles/} || exit 1; \
 	done
+	install -m 0644 profiles/*.machine $(DESTDIR)$(DATADIR)/profiles/
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 tuner/sweetspot.bash $(DESTDIR)$(COMPDIR)/sweetspot
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
-	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg profiles/*.machine))
 	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))

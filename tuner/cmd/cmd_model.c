@@ -489,7 +489,7 @@ int cmd_model(int argc, char **argv)
 	struct model_desc desc;
 	long long run = 0;
 	char *key = NULL;
-	enum launcher l;
+	enum launcher l = LAUNCHER_MPIRUN; /* picked below when a launch may come */
 	int status = parse(argc, argv, &a), have;
 
 	if (status >= 0)
@@ -497,12 +497,16 @@ int cmd_model(int argc, char **argv)
 	status = EXIT_USAGE;
 	/* Every input checked before the database is opened: a bad
 	 * description writes nothing. */
-	if (spec_load(a.path, &spec) || plan_build(&spec, &plan) ||
-	    runner_pick_launcher(a.launcher, &spec, a.path, 0, &l))
+	if (spec_load(a.path, &spec) || plan_build(&spec, &plan))
 		goto out;
 	/* --machine, else the spec's system.machine. */
 	if (!a.machine)
 		a.machine = spec.machine;
+	/* A launcher only where something may launch: a description alone
+	 * needs none (an srun spec outside an allocation predicts too). */
+	if ((!a.machine || a.recal || a.smpi) &&
+	    runner_pick_launcher(a.launcher, &spec, a.path, 0, &l))
+		goto out;
 	if (a.machine && model_desc_load(a.machine, &desc))
 		goto out;
 	a.host_cores = a.machine ? desc.host_cores : 0;
@@ -522,7 +526,8 @@ int cmd_model(int argc, char **argv)
 	/* A description calibrates nothing: launches only when asked. */
 	if (a.fit_run ? model_refit(a.path, key, st, (long long)a.fit_run, &mp) :
 	    a.refit   ? model_refit(a.path, key, st, run, &mp) :
-			!have && !a.machine && model_calibrate(a.path, key, a.db, l, st, &mp))
+			(a.recal || (!have && !a.machine)) &&
+			      model_calibrate(a.path, key, a.db, l, st, &mp))
 		goto out;
 	if (a.machine) {
 		/* The description's parameters, the calibration's (if any)

@@ -473,7 +473,7 @@ int model_predict_budget(const struct model_params *p, const struct model_machin
 		sm.W = n * mc->wpn;
 		prev = work;
 		work = 0;
-		if ((rc = predict_exact(p, &sm, pt, mode, 4 * budget, &r[k % 3], &work)) < 0)
+		if ((rc = predict_exact(p, &sm, pt, mode, 10 * budget, &r[k % 3], &work)) < 0)
 			return -1;
 		if (rc > 0)
 			break;
@@ -495,7 +495,7 @@ int model_predict_budget(const struct model_params *p, const struct model_machin
 			     "from smaller machines (%d nodes alone builds more than %zu "
 			     "operations)",
 			     coll_names[pt->coll], alg_names[pt->alg], asg_names[pt->asg], pt->m,
-			     mc->nodes, n, 4 * budget);
+			     mc->nodes, n, 10 * budget);
 	/* The last three machines (two where a third would not fit), in
 	 * order. */
 	{
