@@ -512,9 +512,34 @@ static void dpu_memory(void)
 	   "a controller faster than the links changes nothing: %g us", o.comm_us);
 }
 
+/* Onload availability (seed 004): the hosts keep their compute whole with
+ * a core to spare for every worker (host_us = compute_us); on 4 hosts'
+ * 4 cores a worker's CPU work takes its share of them past the slice (0
+ * here): 5 processes on 4 cores until the hosts' work c is done (the
+ * worker's is longer): host_us = c x 5 / 4. */
+static void availability(void)
+{
+	struct model_params p = flat();
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1 << 16,	1 << 16, 0,
+				  0,	       0,	   0,	      DT_INT32, RO_SUM };
+	struct model_machine spare = { 1, 4, 1, 1, 0, 5, 0, 0 }, none = spare;
+	struct model_pred a, b;
+
+	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2;
+	p.os_slice = 0;
+	none.host_cores = 4;
+	model_predict(&p, &spare, &pt, &a);
+	model_predict(&p, &none, &pt, &b);
+	ok(a.host_us == a.compute_us, "a core to spare: the hosts keep all their compute (%g us)",
+	   a.host_us);
+	ok(b.host_us > b.compute_us && near(b.host_us, b.compute_us * 5 / 4),
+	   "none to spare: %g us for %g us of compute (availability %.1f%%)", b.host_us,
+	   b.compute_us, 100 * b.compute_us / b.host_us);
+}
+
 int main(void)
 {
-	plan(48);
+	plan(50);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -530,5 +555,6 @@ int main(void)
 	large_machines();
 	machine_desc();
 	dpu_memory();
+	availability();
 	return done_testing();
 }

@@ -161,6 +161,7 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "comm_us", json_real(pr->comm_us));
 	json_object_set_new(j, "compute_us", json_real(pr->compute_us));
 	json_object_set_new(j, "total_us", json_real(pr->total_us));
+	json_object_set_new(j, "host_us", json_real(pr->host_us));
 	json_object_set_new(j, "oe_measured", json_real(pr->oe_measured));
 	json_object_set_new(j, "oe_paper", json_real(pr->oe_paper));
 	json_object_set_new(j, "ranks", json_integer(o->mc.nodes * o->mc.ppn + o->mc.W));

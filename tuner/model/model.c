@@ -170,7 +170,7 @@ static double *stretch(const struct model_machine *mc, int hosts)
  * on `cores` cores shared fairly: while m are left each runs at
  * min(1, cores / m), so the least finishes first. At least the total over
  * the cores and at least the largest. */
-static double shared_cores(const double *d, int n, int cores)
+static double shared_cores(const double *d, int n, int cores, double of, double *at)
 {
 	double t = 0, given = 0;
 
@@ -179,6 +179,9 @@ static double shared_cores(const double *d, int n, int cores)
 
 		t += (d[i] - given) / rate;
 		given = d[i];
+		/* When a process of work `of` is done: the first of its value. */
+		if (at && d[i] == of && (i == 0 || d[i - 1] != of))
+			*at = t;
 	}
 	return t;
 }
@@ -192,7 +195,7 @@ static double shared_cores(const double *d, int n, int cores)
  * the work past it is shared, and the hosts' compute, calibrated in wall
  * time, is that much CPU work up to the slice. */
 static double onload_cpu_bound(const struct model_params *p, const struct model_machine *mc,
-			       const struct model_cpu *cpu, double compute_us)
+			       const struct model_cpu *cpu, double compute_us, double *hosts_us)
 {
 	int wnodes = (mc->W + mc->wpn - 1) / mc->wpn, w = mc->wpn < mc->W ? mc->wpn : mc->W;
 	int n = mc->ppn + w;
@@ -212,7 +215,14 @@ static double onload_cpu_bound(const struct model_params *p, const struct model_
 		d[i] = d[i] > p->os_slice ? d[i] - p->os_slice : 0;
 	}
 	sort_doubles(d, (size_t)n);
-	t = (most < p->os_slice ? most : p->os_slice) + shared_cores(d, n, mc->host_cores);
+	{
+		double hrest = host > p->os_slice ? host - p->os_slice : 0, hat = 0;
+
+		t = (most < p->os_slice ? most : p->os_slice) +
+		    shared_cores(d, n, mc->host_cores, hrest, &hat);
+		/* The hosts' own end: their unshared part, then their share. */
+		*hosts_us = (host < p->os_slice ? host : p->os_slice) + hat;
+	}
 	free(d);
 	return t;
 }
@@ -222,11 +232,14 @@ static void derive(const struct model_params *p, const struct model_machine *mc,
 {
 	double sd = sqrt(p->resid * p->resid + p->noise * p->noise), t = o->compute_us;
 
+	o->host_us = o->compute_us;
 	if (!mc->dpu && mc->host_cores > 0) {
-		double u = onload_cpu_bound(p, mc, cpu, o->compute_us);
+		double h = 0, u = onload_cpu_bound(p, mc, cpu, o->compute_us, &h);
 
 		if (u > t)
 			t = u;
+		if (h > o->host_us)
+			o->host_us = h;
 	}
 	o->total_us = t > o->comm_us ? t : o->comm_us;
 	o->oe_paper = 100 * o->ref_us / (o->comm_us > o->compute_us ? o->comm_us : o->compute_us);

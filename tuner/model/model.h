@@ -142,6 +142,11 @@ struct model_cpu {
 
 struct model_pred {
 	double ref_us, comm_us, compute_us, total_us;
+	/* When the hosts' compute ends beside the workers: compute_us, or
+	 * onload, later where the workers take a share of their cores (the
+	 * part the application keeps, compute_us / host_us: seed 004's
+	 * availability). */
+	double host_us;
 	/* The comm phase's CPU work (unstretched): every worker's together,
 	 * and the busiest worker's. Onload, total_us is at least the time the
 	 * node's hosts and workers take on its cores shared fairly. */
