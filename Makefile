@@ -51,15 +51,15 @@ INC_launch  := -Icommon -Ilaunch
 INC_sched   := -Icommon -Ikernels/sched
 INC_kernels := -Icommon -Ikernels/sched -Ikernels
 INC_tuner_plan   := -Icommon -Ilaunch -Ikernels/sched -Ituner/plan
-INC_tuner_sim    := -Icommon -Ikernels/sched -Ituner/sim
-INC_tuner_store  := $(INC_tuner_plan) -Ituner/sim -Ituner/store
+INC_tuner_model  := -Icommon -Ikernels/sched -Ituner/model
+INC_tuner_store  := $(INC_tuner_plan) -Ituner/model -Ituner/store
 INC_tuner_decide := $(INC_tuner_store) -Ituner/decide
 INC_tuner_engine := $(INC_tuner_decide) -Ituner/engine
-INC_tuner_model  := $(INC_tuner_engine) -Ituner/model
+INC_tuner_calibrate := $(INC_tuner_engine) -Ituner/calibrate
 INC_tuner_export := $(INC_tuner_engine) -Ituner/export
 INC_tuner_verify := $(INC_tuner_export) -Ituner/verify
 INC_tuner_report := $(INC_tuner_export) -Ituner/report
-INC_tuner_cmd    := $(INC_tuner_model) -Ituner/export -Ituner/verify -Ituner/report -Ituner/cmd
+INC_tuner_cmd    := $(INC_tuner_calibrate) -Ituner/export -Ituner/verify -Ituner/report -Ituner/cmd
 # The tests and fuzzers see the whole tuner.
 INC_tuner   := $(INC_tuner_cmd)
 # A source file's include path: its folder's (tuner/plan/x.c: INC_tuner_plan),
@@ -106,13 +106,14 @@ install: programs
 		chmod 0644 $(DESTDIR)$(DATADIR)/profiles/.tmp && \
 		mv $(DESTDIR)$(DATADIR)/profiles/.tmp $(DESTDIR)$(DATADIR)/profiles/$${f#profiles/} || exit 1; \
 	done
+	install -m 0644 profiles/*.machine $(DESTDIR)$(DATADIR)/profiles/
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 tuner/sweetspot.bash $(DESTDIR)$(COMPDIR)/sweetspot
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
-	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(wildcard profiles/*.cfg profiles/*.machine))
 	-rmdir $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))

@@ -2,7 +2,7 @@
 # compiler (smpicc) into bin/smpi/sweetspot-kernel, in a build folder of its
 # own (build/smpi/), so that no object of a real MPI mixes with these.
 # smpirun runs it on a simulated platform (the model's platform files:
-# tuner/sim/model_platform.c): the real kernel, its real schedules and RMA
+# tuner/model/model_platform.c): the real kernel, its real schedules and RMA
 # calls, the machine's times simulated. Only the rma transport means
 # anything there; the verbs backend is compiled as it is (it finds no
 # device in the simulation, so --transport auto picks rma, and --transport

@@ -2,16 +2,18 @@
 # include path of the parts below it (the Makefile's INC_tuner_*), so that
 # an include against the layering fails to compile:
 #
-#   cmd/     the commands, the CLI                    sees every part
-#   verify/  verify's race, verdict, proof, sbatch    export engine decide store sim plan
-#   report/  figures (gnuplot), the report's page     export engine decide store sim plan
-#   export/  runtime files; one export_run()          engine decide store sim plan
-#   model/   calibrate, predict, check                engine decide store sim plan
-#   engine/  the sweep engine (runner)                decide store sim plan
-#   decide/  statistics, decisions, search, replay    store sim plan
-#   store/   the results database, the record         sim plan
-#   sim/     the model's simulator (pure)             (kernels/sched only)
-#   plan/    point, spec, plan, generate, colls       (common, launch, kernels/sched)
+#   cmd/        the commands, the CLI                 sees every part
+#   verify/     verify's race, verdict, proof, sbatch export engine decide store model plan
+#   report/     figures (gnuplot), the report's page  export engine decide store model plan
+#   export/     runtime files; one export_run()       engine decide store model plan
+#   calibrate/  the model against a spec: calibrate,  engine decide store model plan
+#               fit, predict, check, search, smpi
+#   engine/     the sweep engine (runner)             decide store model plan
+#   decide/     statistics, decisions, search, replay store model plan
+#   store/      the results database, the record      model plan
+#   model/      the pure model: parameters, machine,  (kernels/sched only)
+#               simulator, SimGrid platform
+#   plan/       point, spec, plan, generate, colls    (common, launch, kernels/sched)
 #
 # Every tuner/*/*.c but cmd/main.c goes into a static library that the unit
 # tests link too.

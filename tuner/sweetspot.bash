@@ -72,6 +72,8 @@ _sweetspot()
 		_sweetspot_files '*.db'; return ;;
 	--csv | --replay)
 		_sweetspot_files '*.csv'; return ;;
+	--machine)
+		_sweetspot_files '*.machine'; return ;;
 	--profile | --records | --rules | --host-bin | --worker-bin | -o | --output | --files)
 		_sweetspot_files '*'; return ;;
 	--format)

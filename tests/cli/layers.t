@@ -12,21 +12,21 @@
 
 cd "$ROOT" || exit 1
 command -v cc >/dev/null || skip_all "no C compiler"
-# Bottom to top; a part sees those before it (sim sees plan's kernels/sched
-# only, so it comes first and plan does not see it).
-parts="sim plan store decide engine model export verify report cmd"
+# Bottom to top; a part sees those before it (model, the pure model, sees
+# plan's kernels/sched only, so it comes first and plan does not see it).
+parts="model plan store decide engine calibrate export verify report cmd"
 below() {	# the parts a part may include
 	case $1 in
-	sim) echo "sim" ;;
+	model) echo "model" ;;
 	plan) echo "plan" ;;
-	store) echo "sim plan store" ;;
-	decide) echo "sim plan store decide" ;;
-	engine) echo "sim plan store decide engine" ;;
-	model) echo "sim plan store decide engine model" ;;
-	export) echo "sim plan store decide engine export" ;;
-	verify) echo "sim plan store decide engine export verify" ;;
-	report) echo "sim plan store decide engine export report" ;;
-	cmd) echo "sim plan store decide engine model export verify report cmd" ;;
+	store) echo "model plan store" ;;
+	decide) echo "model plan store decide" ;;
+	engine) echo "model plan store decide engine" ;;
+	calibrate) echo "model plan store decide engine calibrate" ;;
+	export) echo "model plan store decide engine export" ;;
+	verify) echo "model plan store decide engine export verify" ;;
+	report) echo "model plan store decide engine export report" ;;
+	cmd) echo "model plan store decide engine calibrate export verify report cmd" ;;
 	esac
 }
 plan 6

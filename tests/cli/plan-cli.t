@@ -22,12 +22,12 @@ like "$TMP/err" 'nope.cfg' "the missing file is named"
 
 exits_with 0 "plan of the paper's sweep" sweetspot plan "$ROOT/profiles/paper.cfg"
 like "$TMP/out" '^n8-ppn8-w16-wpn2-dpu +8 +8 +64 +16 +2 dpu +40$' "a layout row for people"
-like "$TMP/out" '^16 layouts, 640 points; 3 repetitions: 48 launches, 1920 measurements' "totals for people"
+like "$TMP/out" '^37 layouts, 1480 points; 3 repetitions: 111 launches, 4440 measurements' "totals for people"
 exits_with 0 "plan --json" sweetspot plan --json "$ROOT/profiles/paper.cfg"
-like "$TMP/out" '"points":640,"launches":48,' "JSON totals points and launches"
+like "$TMP/out" '"points":1480,"launches":111,' "JSON totals points and launches"
 like "$TMP/out" '"layouts":\[\{"id":"n8-ppn8-w1-wpn1-dpu","nodes":8,"ppn":8,"hosts":64,"workers":1,"wpn":1,"ranks":65,"placement":"dpu","points":40,"point_list":\[\{"collective":"bcast","algorithm":"direct","assignment":"block","bytes":262144,"dtype":null,"op":null,"chunk":null,"window":null,"radix":null,"cost":\{"ops":64,"steps":2,' \
 	"JSON layouts"
-is "$(grep -o '"id":' "$TMP/out" | wc -l)" 16 "16 layouts in the JSON"
+is "$(grep -o '"id":' "$TMP/out" | wc -l)" 37 "37 layouts in the JSON"
 exits_with 0 "plan of the onload profile" sweetspot plan "$ROOT/profiles/onload.cfg"
 exits_with 0 "plan of the local profile" sweetspot plan --json "$ROOT/profiles/local.cfg"
 n=$(sed 's/.*"points":\([0-9]*\).*/\1/' "$TMP/out")

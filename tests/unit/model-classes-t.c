@@ -20,7 +20,9 @@
 #include <string.h>
 
 /* The other parameter set: no poll delay, free copies, slower posts and
- * links that cost as much to read as to write, NICs never shared. */
+ * links that cost as much to read as to write, NICs never shared, and a
+ * DPU memory controller slower than its links (every DPU worker's bytes
+ * through it). */
 static struct model_params varied(void)
 {
 	struct model_params p;
@@ -31,6 +33,7 @@ static struct model_params varied(void)
 	for (int k = 0; k < PATH_N; k++)
 		p.path[k].g_read = p.path[k].g_write = 1e-3;
 	p.path[PATH_NET].g_share = 0;
+	p.dpu_g_share = 4e-4;
 	return p;
 }
 

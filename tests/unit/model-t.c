@@ -405,9 +405,141 @@ static void fit_floor(void)
 	   p.path[PATH_SHM].g_write);
 }
 
+/* Large machines (model_predict_budget): within the budget, or at most
+ * MODEL_SIM_SMALL nodes, the prediction is the exact simulation's, bit
+ * for bit; past it, from smaller machines, on a collective whose times
+ * grow linearly with the nodes (bcast direct: the root's NIC serves one
+ * read per worker) near the exact one; a point whose smaller machines do
+ * not fit either is refused with an error, not built. */
+static void large_machines(void)
+{
+	struct model_params p;
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 65536,    65536, 0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
+	struct model_machine mc = { 12, 4, 24, 2, 1, 64, 8, 0 };
+	struct model_pred a, b;
+	int same = 1, rc;
+
+	model_params_default(&p);
+	for (int c = 0; c < 2; c++) {
+		pt.coll = c ? COLL_ALLGATHER : COLL_BCAST;
+		pt.alg = c ? ALG_ALLIN : ALG_DIRECT;
+		for (int n = 2; n <= 12; n += 5) {
+			mc.nodes = n;
+			mc.W = n * mc.wpn;
+			model_predict(&p, &mc, &pt, &a);
+			model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 0, &b);
+			same &= a.ref_us == b.ref_us && a.comm_us == b.comm_us &&
+				a.total_us == b.total_us && !a.extrapolated[0];
+		}
+	}
+	ok(same, "within the budget: the exact simulation's times, bit for bit");
+	pt.coll = COLL_BCAST;
+	pt.alg = ALG_DIRECT;
+	mc.nodes = 64;
+	mc.W = 128;
+	rc = model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 200, &a);
+	ok(rc == 0 && a.extrapolated[0] > 0 && a.extrapolated[1] > a.extrapolated[0],
+	   "past the budget: from smaller machines (%d, %d, %d nodes)", a.extrapolated[0],
+	   a.extrapolated[1], a.extrapolated[2]);
+	model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 0, &b);
+	ok(fabs(a.comm_us / b.comm_us - 1) < 0.1 && fabs(a.ref_us / b.ref_us - 1) < 0.1,
+	   "bcast on 64 nodes from smaller ones: comm %.1f us (exact %.1f), ref %.1f (%.1f)",
+	   a.comm_us, b.comm_us, a.ref_us, b.ref_us);
+	pt.coll = COLL_ALLGATHER;
+	pt.alg = ALG_LEADER;
+	pt.m = pt.mmax = 4u << 20;
+	mc.nodes = 100000;
+	mc.W = 800000;
+	mc.wpn = 8;
+	mc.ppn = 8;
+	ok(model_predict_budget(&p, &mc, &pt, MODEL_SIM_AUTO, 10, &a) == -1,
+	   "a point too large for its smaller machines too: refused");
+}
+
+/* A machine description: its figures as the model's costs, worked by
+ * hand (100 Gb/s = 12,500 B/us: 8e-5 us/B; 2 controllers of 25.6 GB/s:
+ * 1 / 51,200 us/B), what it leaves out unset; a bad one refused. */
+static void machine_desc(void)
+{
+	char path[] = "/tmp/model-t-XXXXXX";
+	int fd = mkstemp(path);
+	struct model_desc d;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "machine = {\n network = { gbit_s = 100; latency_us = 1.5; };\n"
+		   " dpu = { cores = 8; memory_controllers = 2; memory_gbyte_s = 25.6; };\n"
+		   " overhead_us = 0.3;\n};\n");
+	fclose(f);
+	ok(model_desc_load(path, &d) == 0 && near(d.params.path[PATH_NET].g_write, 8e-5) &&
+		   near(d.params.path[PATH_NET].g_share, 8e-5) &&
+		   near(d.params.path[PATH_NET].L, 1.5) &&
+		   near(d.params.dpu_g_share, 1.0 / 51200) && near(d.params.o, 0.3) &&
+		   d.dpu_cores == 8 && d.host_cores == 0,
+	   "description: 100 Gb/s, 1.5 us, two 25.6 GB/s controllers, 0.3 us per post");
+	ok(!(d.set & (1u << 0)) && (d.set & (1u << 4)) && (d.set & (1u << 17)),
+	   "what it leaves out is unset (shm.L), what it says set (net.L, dpu_g_share)");
+	f = fopen(path, "w");
+	fprintf(f, "machine = {\n network = { gbit_s = -3; };\n};\n");
+	fclose(f);
+	ok(model_desc_load(path, &d) == -1, "a negative bandwidth is refused");
+	unlink(path);
+}
+
+/* The DPU's memory controller (dpu_g_share D): every transfer of a DPU
+ * worker holds it len x D. bcast, 2 nodes x 1 PPN, the worker on node
+ * 0's DPU: it reads the root (pcie) at t0 + o, the controller busy until
+ * t0 + o + m D; its write to host 1 (net) waits for it: comm = t0 + o + m
+ * D + L + m g_write, where with D = 0 it is t0 + (o + L + m g_read) + (o
+ * + L + m g_write). */
+static void dpu_memory(void)
+{
+	struct model_params p = flat();
+	struct model_machine mc = { 2, 1, 1, 1, 1, 64, 8, 0 };
+	struct model_point pt = { COLL_BCAST, ALG_DIRECT, ASG_BLOCK, 1000,     1000,  0,
+				  0,	      0,	  0,	     DT_INT32, RO_SUM };
+	struct model_pred o;
+
+	p.dpu_g_share = 1e-2;
+	model_predict(&p, &mc, &pt, &o);
+	ok(near(o.comm_us, 0.25 + 0.5 + 1000 * 1e-2 + 2 + 1000 * 2e-3),
+	   "one DPU memory controller: the write waits for the read's bytes: %g us", o.comm_us);
+	p.dpu_g_share = 1e-4;
+	model_predict(&p, &mc, &pt, &o);
+	ok(near(o.comm_us, 0.25 + (0.5 + 2 + 1) + (0.5 + 2 + 2)),
+	   "a controller faster than the links changes nothing: %g us", o.comm_us);
+}
+
+/* Onload availability (seed 004): the hosts keep their compute whole with
+ * a core to spare for every worker (host_us = compute_us); on 4 hosts'
+ * 4 cores a worker's CPU work takes its share of them past the slice (0
+ * here): 5 processes on 4 cores until the hosts' work c is done (the
+ * worker's is longer): host_us = c x 5 / 4. */
+static void availability(void)
+{
+	struct model_params p = flat();
+	struct model_point pt = { COLL_GATHER, ALG_DIRECT, ASG_BLOCK, 1 << 16,	1 << 16, 0,
+				  0,	       0,	   0,	      DT_INT32, RO_SUM };
+	struct model_machine spare = { 1, 4, 1, 1, 0, 5, 0, 0 }, none = spare;
+	struct model_pred a, b;
+
+	p.path[PATH_SHM].g_read = p.path[PATH_SHM].g_write = 2e-2;
+	p.os_slice = 0;
+	none.host_cores = 4;
+	model_predict(&p, &spare, &pt, &a);
+	model_predict(&p, &none, &pt, &b);
+	ok(a.host_us == a.compute_us, "a core to spare: the hosts keep all their compute (%g us)",
+	   a.host_us);
+	ok(b.host_us > b.compute_us && near(b.host_us, b.compute_us * 5 / 4),
+	   "none to spare: %g us for %g us of compute (availability %.1f%%)", b.host_us,
+	   b.compute_us, 100 * b.compute_us / b.host_us);
+}
+
 int main(void)
 {
-	plan(39);
+	plan(50);
 	one_write();
 	two_reads();
 	poll_delay();
@@ -420,5 +552,9 @@ int main(void)
 	shm_rma();
 	point_axes();
 	fit_floor();
+	large_machines();
+	machine_desc();
+	dpu_memory();
+	availability();
 	return done_testing();
 }

@@ -40,6 +40,9 @@ static const struct cli_option model_opts[] = {
 	  "run the real kernel under SimGrid SMPI on the model's machine (run SPEC:smpi); "
 	  "with --check: compare with that run" },
 	{ "dry-run", 0, NULL, "with --smpi: print the smpirun commands, run nothing" },
+	{ "machine", 0, "FILE",
+	  "the parameters from a machine description (no launch); a calibration in the "
+	  "database fills what it leaves out" },
 	{ "full-sim", 0, NULL,
 	  "simulate every rank, not one node's ranks for their classes (slower; the same times)" },
 	{ NULL, 0, NULL, NULL },
@@ -49,7 +52,7 @@ static const struct cli_command model_cmd = {
 	"model",
 	"SPEC [--check [--against ID]] [--smpi [--dry-run]] [--json|--csv] [--nodes N [--ppn N] "
 	"[--wpn LIST]] "
-	"[--full-sim] [--db FILE]",
+	"[--machine FILE] [--full-sim] [--db FILE]",
 	"Predicts every point of SPEC by simulating the kernel's schedules with parameters\n"
 	"calibrated from at most three launches (stored as the run SPEC:model, and the\n"
 	"parameters in the table model_params). --smpi runs the SMPI build of the kernel\n"
@@ -74,11 +77,13 @@ enum {
 	O_FIT_RUN,
 	O_SMPI,
 	O_DRY,
+	O_MACHINE,
 	O_FULL
 };
 
 struct model_args {
-	const char *path, *db, *launcher, *wpn;
+	const char *path, *db, *launcher, *wpn, *machine;
+	int host_cores, dpu_cores; /* from --machine; 0: the spec's */
 	int check, json, csv, recal, refit, smpi, dry, full;
 	uint64_t nodes, ppn, fit_run, against;
 };
@@ -97,6 +102,7 @@ struct out {
 	struct best *best;
 	size_t nbest;
 	size_t points, ops, classes; /* classes: points with a phase by classes */
+	size_t extrapolated;	     /* points from smaller machines */
 };
 
 static void best_update(struct best **b, size_t *n, const char *coll, uint64_t bytes,
@@ -155,6 +161,7 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "comm_us", json_real(pr->comm_us));
 	json_object_set_new(j, "compute_us", json_real(pr->compute_us));
 	json_object_set_new(j, "total_us", json_real(pr->total_us));
+	json_object_set_new(j, "host_us", json_real(pr->host_us));
 	json_object_set_new(j, "oe_measured", json_real(pr->oe_measured));
 	json_object_set_new(j, "oe_paper", json_real(pr->oe_paper));
 	json_object_set_new(j, "ranks", json_integer(o->mc.nodes * o->mc.ppn + o->mc.W));
@@ -165,8 +172,23 @@ static json_t *pred_json(const struct model_obs *o, const struct model_pred *pr)
 	json_object_set_new(j, "oe_paper_sd", json_real(pr->oe_paper_sd));
 	/* How each phase was simulated: node 0's ranks for their classes, or
 	 * every rank (an irregular layout, schedules that differ by node). */
-	json_object_set_new(j, "ref_simulation", json_string(pr->classes[0] ? "classes" : "full"));
-	json_object_set_new(j, "comm_simulation", json_string(pr->classes[1] ? "classes" : "full"));
+	json_object_set_new(j, "ref_simulation",
+			    json_string(pr->extrapolated[0] ? "extrapolated" :
+					pr->classes[0]	    ? "classes" :
+							      "full"));
+	json_object_set_new(j, "comm_simulation",
+			    json_string(pr->extrapolated[0] ? "extrapolated" :
+					pr->classes[1]	    ? "classes" :
+							      "full"));
+	/* Too large to simulate: the nodes of the machines it is
+	 * extrapolated from (docs/model.md, "Large machines"). */
+	if (pr->extrapolated[0]) {
+		json_t *from = json_array();
+
+		for (int i = 0; i < 3 && pr->extrapolated[i]; i++)
+			json_array_append_new(from, json_integer(pr->extrapolated[i]));
+		json_object_set_new(j, "extrapolated_from", from);
+	}
 	return j;
 }
 
@@ -195,6 +217,7 @@ static int on_pred(const struct model_obs *o, const struct model_pred *pr, void 
 	out->points++;
 	out->ops += pr->ops;
 	out->classes += pr->classes[0] || pr->classes[1];
+	out->extrapolated += pr->extrapolated[0] != 0;
 	best_update(&out->best, &out->nbest, coll_names[o->pt.coll], o->pt.m, o->layout, o->mc.W,
 		    o->mc.wpn, pr->oe_measured);
 	if (out->a->json)
@@ -277,6 +300,10 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 	int ret = 0;
 
 	model_env_of(s, &env);
+	if (a->host_cores)
+		env.host_cores = a->host_cores;
+	if (a->dpu_cores)
+		env.dpu_cores = a->dpu_cores;
 	if (a->full)
 		env.sim = MODEL_SIM_FULL;
 	if (a->nodes)
@@ -289,17 +316,28 @@ static int predict_all(const struct model_args *a, const struct spec *s, const s
 		       "ref_us,comm_us,compute_us,total_us,oe_measured,oe_paper,oe_measured_sd,"
 		       "dtype,op,chunk,window,radix,predicted\n");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; !ret && i < nl; i++)
-		ret = model_predict_layout(mp, s, &ls[i], &env, on_pred, &out);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (size_t i = 0; !ret && i < nl; i++) {
+		double el;
+
+		if ((ret = model_predict_layout(mp, s, &ls[i], &env, on_pred, &out)))
+			error("model: layout %s (%u nodes x %u PPN, %u workers) not predicted",
+			      ls[i].id, ls[i].nodes, ls[i].ppn, ls[i].workers);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		el = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+		/* Long work is never silent: where it is, after 2 s. */
+		if (!ret && el > 2 && i + 1 < nl)
+			fprintf(stderr,
+				"# model: %zu of %zu layouts predicted (%zu points), %.1f s\n",
+				i + 1, nl, out.points, el);
+	}
 	if (!ret && a->json)
 		json_dumpf(out.arr, stdout, JSON_INDENT(1));
 	if (!ret)
 		print_best(&out, a->json || a->csv ? stderr : stdout);
 	fprintf(stderr,
-		"# model: %zu points (%zu by classes of equivalent ranks), %zu operations "
-		"simulated in %.3f s\n",
-		out.points, out.classes, out.ops,
+		"# model: %zu points (%zu by classes of equivalent ranks, %zu extrapolated from "
+		"smaller machines), %zu operations simulated in %.3f s\n",
+		out.points, out.classes, out.extrapolated, out.ops,
 		(double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
 	if (a->nodes)
 		free(ls);
@@ -379,6 +417,9 @@ static int parse(int argc, char **argv, struct model_args *a)
 		case O_DRY:
 			a->dry = 1;
 			break;
+		case O_MACHINE:
+			a->machine = c.arg;
+			break;
 		case O_FULL:
 			a->full = 1;
 			break;
@@ -408,6 +449,37 @@ static int parse(int argc, char **argv, struct model_args *a)
 	return -1;
 }
 
+/* Where each parameter came from: the description (file), the
+ * calibration in the database (run), or the defaults; on stderr. */
+static void print_sources(const struct model_args *a, const struct model_desc *d,
+			  struct model_params *mp, int calibrated, long long run)
+{
+	static const char *const from[] = { "machine description", "calibration", "defaults" };
+
+	fprintf(stderr, "# model parameters: machine %s (%s)", a->machine,
+		d->name[0] ? d->name : "unnamed");
+	if (calibrated)
+		fprintf(stderr, ", calibration run %lld", run);
+	if (d->host_cores)
+		fprintf(stderr, "; host cores %d", d->host_cores);
+	if (d->dpu_cores)
+		fprintf(stderr, "; DPU cores %d", d->dpu_cores);
+	fprintf(stderr, "\n");
+	for (int k = 0; k < 3; k++) {
+		int n = 0;
+
+		for (int i = 0; i < MODEL_NPARAMS; i++) {
+			int src = d->set & (1u << i) ? 0 : calibrated ? 1 : 2;
+
+			if (src == k)
+				fprintf(stderr, "%s%s %.4g", n++ ? ", " : "#   ",
+					model_param_name(i), *model_param(mp, i));
+		}
+		if (n)
+			fprintf(stderr, " (from the %s)\n", from[k]);
+	}
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_args a = { .db = STORE_DEFAULT_PATH };
@@ -415,17 +487,31 @@ int cmd_model(int argc, char **argv)
 	struct plan plan = PLAN_INIT;
 	struct store *st = NULL;
 	struct model_params mp;
+	struct model_desc desc;
 	long long run = 0;
 	char *key = NULL;
-	enum launcher l;
+	enum launcher l = LAUNCHER_MPIRUN; /* picked below when a launch may come */
 	int status = parse(argc, argv, &a), have;
 
 	if (status >= 0)
 		return status;
 	status = EXIT_USAGE;
-	if (spec_load(a.path, &spec) || plan_build(&spec, &plan) ||
+	/* Every input checked before the database is opened: a bad
+	 * description writes nothing. */
+	if (spec_load(a.path, &spec) || plan_build(&spec, &plan))
+		goto out;
+	/* --machine, else the spec's system.machine. */
+	if (!a.machine)
+		a.machine = spec.machine;
+	/* A launcher only where something may launch: a description alone
+	 * needs none (an srun spec outside an allocation predicts too). */
+	if ((!a.machine || a.recal || a.smpi) &&
 	    runner_pick_launcher(a.launcher, &spec, a.path, 0, &l))
 		goto out;
+	if (a.machine && model_desc_load(a.machine, &desc))
+		goto out;
+	a.host_cores = a.machine ? desc.host_cores : 0;
+	a.dpu_cores = a.machine ? desc.dpu_cores : 0;
 	status = 1;
 	if (store_open(a.db, STORE_CREATE, &st))
 		goto out;
@@ -438,17 +524,37 @@ int cmd_model(int argc, char **argv)
 		      a.path, a.db, a.path);
 		goto out;
 	}
+	/* A description calibrates nothing: launches only when asked. */
 	if (a.fit_run ? model_refit(a.path, key, st, (long long)a.fit_run, &mp) :
 	    a.refit   ? model_refit(a.path, key, st, run, &mp) :
-			!have && model_calibrate(a.path, key, a.db, l, st, &mp))
+			(a.recal || (!have && !a.machine)) &&
+			      model_calibrate(a.path, key, a.db, l, st, &mp))
 		goto out;
-	fprintf(stderr,
-		"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch noise %.3f; "
-		"shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g us, reduce %.3g "
-		"us/B, poll %.3g us\n",
-		mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L,
-		mp.path[PATH_SHM].g_read, mp.path[PATH_SHM].g_write, mp.path[PATH_SHM].g_share,
-		mp.o, mp.g_reduce, mp.poll);
+	if (a.machine) {
+		/* The description's parameters, the calibration's (if any)
+		 * where it says nothing, else the defaults. */
+		struct model_params cal = mp;
+		int calibrated = have || a.fit_run || a.refit;
+
+		mp = desc.params;
+		if (calibrated) {
+			model_params_fill(&mp, desc.set, &cal);
+			mp.resid = cal.resid;
+			mp.noise = cal.noise;
+			mp.r2 = cal.r2;
+			mp.npoints = cal.npoints;
+		}
+		print_sources(&a, &desc, &mp, calibrated, run);
+	} else
+		fprintf(stderr,
+			"# model parameters: fit resid %.3f (R^2 %.3f) over %d points, launch "
+			"noise "
+			"%.3f; shm L %.3g us g_read %.3g g_write %.3g g_share %.3g us/B, o %.3g "
+			"us, "
+			"reduce %.3g us/B, poll %.3g us\n",
+			mp.resid, mp.r2, mp.npoints, mp.noise, mp.path[PATH_SHM].L,
+			mp.path[PATH_SHM].g_read, mp.path[PATH_SHM].g_write,
+			mp.path[PATH_SHM].g_share, mp.o, mp.g_reduce, mp.poll);
 	if (a.smpi && !a.check)
 		status = smpi_all(&a, st, &spec, &plan, &mp);
 	else

@@ -33,7 +33,7 @@ static const char *const launcher_names[] = { "srun", "mpirun", "mpirun_rsh", "h
 static const char *const top_keys[] = { "system", "sweep", "verify", NULL };
 static const char *const system_keys[] = { "name",	    "nodes",	"ppn",	   "dpu",
 					   "onload",	    "host_bin", "dpu_bin", "launcher",
-					   "launcher_args", "env",	NULL };
+					   "launcher_args", "env",	"machine", NULL };
 static const char *const dpu_keys[] = { "hosts", "suffix", "cores", NULL };
 static const char *const onload_keys[] = { "cores", NULL };
 static const char *const sweep_keys[] = { "collectives", "algorithms",
@@ -825,6 +825,16 @@ static void load_system(struct loader *ld, const config_setting_t *sys, struct s
 		get_uint(ld, onload, "system.onload.", "cores", 1, 1, 4096, &s->onload_cores,
 			 &s->line.onload_cores);
 	}
+	/* The machine description the model predicts from (model --machine):
+	 * a path from the spec's folder unless absolute. */
+	if (!get_string(ld, sys, "system.", "machine", 0, &str, &s->line.machine) && str) {
+		s->machine = str[0] == '/' ? xstrdup(str) : xasprintf("%s/%s", ld->dir, str);
+		if (access(s->machine, R_OK))
+			SPEC_BAD(ld, s->line.machine, "'system.machine' \"%s\": cannot read: %s",
+				 s->machine, strerror(errno));
+	}
+	free(str);
+	str = NULL;
 	if (!get_string(ld, sys, "system.", "host_bin", 1, &str, &s->line.host_bin) && str) {
 		s->host_bin = resolve_bin(ld, str);
 		check_bin(ld, "host_bin", s->host_bin, s->line.host_bin);
@@ -1435,6 +1445,7 @@ void spec_release(struct spec *s)
 	free(s->dpus.v);
 	free(s->dpu_names);
 	free(s->host_bin);
+	free(s->machine);
 	free(s->dpu_bin);
 	strvec_clear(&s->launcher_args);
 	strvec_clear(&s->env);

@@ -64,7 +64,7 @@ enum placement { PLACEMENT_DPU, PLACEMENT_ONLOAD };
 /* Line numbers of settings, for plan errors that point into the file. */
 struct spec_lines {
 	int nodes, ppn, dpu, dpu_cores, onload_cores, host_bin, dpu_bin, wpn, workers, sweep_nodes,
-		placement, sizes, dtypes, ops, chunks, windows, radix;
+		placement, sizes, dtypes, ops, chunks, windows, radix, machine;
 };
 
 /* The kernel's defaults for the axes a spec may leave out (chunk, window
@@ -105,6 +105,7 @@ struct spec {
 	unsigned onload_cores; /* 0 when there is no onload group */
 	char *host_bin; /* relative paths with a '/' are made relative to the spec's folder */
 	char *dpu_bin;	/* NULL when there is no DPU placement */
+	char *machine;	/* the model's machine description (NULL: none), as host_bin */
 	enum launcher launcher;
 	struct strvec launcher_args; /* extra arguments for the launcher, in order */
 	struct strvec env;	     /* NAME=value for the launched ranks */

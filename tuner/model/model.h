@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model.h: the performance model. It predicts a point (ref, comm,
+ * tuner/model/model.h: the performance model. It predicts a point (ref, comm,
  * compute and total times, both OE forms) by simulating, operation by
  * operation, the very schedules the kernel runs: coll_build() of
  * kernels/sched/ for every rank of the layout, with the kernel's geometry
@@ -59,12 +59,40 @@ struct model_params {
 	/* CPU us a process runs unshared on an oversubscribed core before
 	 * the OS shares it: the scheduler's slice, not fitted (MODEL_OS_SLICE). */
 	double os_slice;
+	/* us per byte through a DPU's memory controllers, all of them
+	 * together: every byte a DPU worker reads or writes passes them, and
+	 * its cores share them (BlueField-2 has one for its 8 cores). 0: not
+	 * modelled (a calibration cannot see it; a machine description can
+	 * say it). */
+	double dpu_g_share;
 	/* Quality, from calibration: relative (log) residual rms of the fit,
 	 * launch-to-launch relative spread, points fitted, R^2 of log times. */
 	double resid, noise, r2;
 	int npoints;
 	unsigned calibrated; /* bit per path kind the data determined */
 };
+
+/* Every parameter a machine description or a calibration sets, by index:
+ * its name ("net.L", "o", ...; NULL past the last) and where it lives. */
+#define MODEL_NPARAMS 18
+const char *model_param_name(int i);
+double *model_param(struct model_params *p, int i);
+/* The parameters whose bit is clear in set, from `from`. */
+void model_params_fill(struct model_params *p, unsigned set, const struct model_params *from);
+
+/* A machine description (model_desc.c, `model --machine FILE`): the
+ * parameters it sets (bit i: parameter i) over the defaults, and the
+ * cores it names (0: not named). */
+struct model_desc {
+	char name[128];
+	struct model_params params;
+	unsigned set;
+	int host_cores, dpu_cores;
+};
+
+/* Loads the description at path. 0, or -1 after error() with file:line
+ * (nothing of it to use). */
+int model_desc_load(const char *path, struct model_desc *d);
 
 /* The least cost per byte a fit gives (us/B): 1 TB/s, faster than any
  * memory or link these kernels run on; the SMPI platform's ceiling too. */
@@ -114,6 +142,11 @@ struct model_cpu {
 
 struct model_pred {
 	double ref_us, comm_us, compute_us, total_us;
+	/* When the hosts' compute ends beside the workers: compute_us, or
+	 * onload, later where the workers take a share of their cores (the
+	 * part the application keeps, compute_us / host_us: seed 004's
+	 * availability). */
+	double host_us;
 	/* The comm phase's CPU work (unstretched): every worker's together,
 	 * and the busiest worker's. Onload, total_us is at least the time the
 	 * node's hosts and workers take on its cores shared fairly. */
@@ -125,6 +158,10 @@ struct model_pred {
 	/* Per phase (ref, comm): ranks simulated for classes of equivalent
 	 * ranks (node 0's); 0: every rank was. */
 	int classes[2];
+	/* Not simulated on its own machine: the nodes of the three smaller
+	 * machines its times are extrapolated from (model_predict_budget);
+	 * 0s when it was simulated. */
+	int extrapolated[3];
 };
 
 /* One phase's simulation: the schedules of every rank (ref: hosts'; off:
@@ -163,6 +200,23 @@ int model_predict(const struct model_params *p, const struct model_machine *mc,
 int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
 		       const struct model_point *pt, enum model_sim_mode mode,
 		       struct model_pred *out);
+
+/* How much one prediction may build (operations, dependencies and checked
+ * blocks of the schedules: time and memory go with them, some 100 bytes
+ * and 0.3 us each) before its machine is no longer simulated but
+ * extrapolated; machines of at most MODEL_SIM_SMALL nodes always are. */
+#define MODEL_SIM_BUDGET 1000000
+#define MODEL_SIM_SMALL	 8
+
+/* The same with a budget (0: none). In MODEL_SIM_AUTO, a machine of more
+ * than MODEL_SIM_SMALL nodes, each with its wpn workers, whose schedules
+ * would take more than the budget is predicted from machines of 2, 4, 8
+ * ... nodes (the same ppn, wpn and point), each simulated exactly, the
+ * largest three (or two) within the budget: each time extrapolated to the nodes
+ * (docs/model.md, "Large machines"), out->extrapolated naming them. */
+int model_predict_budget(const struct model_params *p, const struct model_machine *mc,
+			 const struct model_point *pt, enum model_sim_mode mode, size_t budget,
+			 struct model_pred *out);
 
 /* The node of rank r (hosts ppn per node; worker k on node k / wpn) and
  * whether it sits on a DPU. */

@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model_sim.c: the event simulation of one phase (model.h). Every
+ * tuner/model/model_sim.c: the event simulation of one phase (model.h). Every
  * active rank runs the kernel's executor (kernels/harness.c sched_exec) on
  * its own schedule, one action at a time, the rank with the earliest clock
  * first, so that shared resources are reserved in simulated-time order:
@@ -231,9 +231,10 @@ static double later(double a, double b)
 /* An asynchronous transfer of len bytes from node `from` to node `to`
  * (for pcie: toward the DPU or the host; for shm, with shm_rma: through
  * the memory bus of node src's host (0) or DPU (1) side) posted at t; its
- * completion. */
+ * completion. dpu_mem: the node whose DPU's memory the transfer passes
+ * (a DPU worker's end), or -1. */
 static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, int toward_dpu,
-			 size_t len, double g, double t)
+			 int dpu_mem, size_t len, double g, double t)
 {
 	const struct model_link *lk = &s->p->path[pk];
 	double *a = pk == PATH_NET ? &s->tx[src] :
@@ -242,7 +243,14 @@ static double async_xfer(struct sim *s, enum model_path pk, int src, int dst, in
 				     &s->prx[src];
 	double *b = pk == PATH_NET ? &s->rx[dst] : a;
 	double start = later(t, later(*a, *b)), busy = (double)len * lk->g_share;
+	/* A DPU end's memory controllers (dpu_g_share > 0): shared by its
+	 * cores, so by every transfer of its workers. */
+	double *mem = dpu_mem >= 0 && s->p->dpu_g_share > 0 ? &s->bus[2 * dpu_mem + 1] : NULL;
 
+	if (mem) {
+		start = later(start, *mem);
+		*mem = start + (double)len * s->p->dpu_g_share;
+	}
 	*a = *b = start + busy;
 	return start + lk->L + (double)len * g;
 }
@@ -277,8 +285,9 @@ static double post(struct sim *s, struct rank *k, size_t i)
 		 * the node's memory bus. */
 		double *bus = &s->bus[2 * k->node + k->dpu];
 		double start = later(k->t, *bus);
+		double gs = k->dpu && s->p->dpu_g_share > 0 ? s->p->dpu_g_share : lk->g_share;
 
-		*bus = start + (double)len * lk->g_share;
+		*bus = start + (double)len * gs;
 		k->t = later(k->t + cpu_run(s, k, (double)len * g), *bus) + lk->L;
 		k->cpu += (double)len * g;
 		done = k->t;
@@ -287,7 +296,9 @@ static double post(struct sim *s, struct rank *k, size_t i)
 		int src = rd ? rnode : k->node, dst = rd ? k->node : rnode;
 		int toward_dpu = pk == PATH_SHM ? k->dpu : rd ? k->dpu : pdpu;
 
-		done = async_xfer(s, pk, src, dst, toward_dpu, len, g, k->t);
+		int dpu_mem = k->dpu ? k->node : pdpu ? rnode : -1;
+
+		done = async_xfer(s, pk, src, dst, toward_dpu, dpu_mem, len, g, k->t);
 	}
 	/* Classes: the peer's node is pnode - k->node on from ours; the same
 	 * rank of node 0 hears it from our class member that far back. */

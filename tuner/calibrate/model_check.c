@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_check.c: `sweetspot model SPEC --check`. Every point of the
+ * tuner/calibrate/model_check.c: `sweetspot model SPEC --check`. Every point of the
  * latest run of SPEC (its repetitions reduced to their median, as the
  * launch-level samples are) is predicted; per collective the median and
  * max relative error of the offloaded times (total_us: the hosts' compute

@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model_platform.c: the model's machine as a SimGrid platform (XML,
+ * tuner/model/model_platform.c: the model's machine as a SimGrid platform (XML,
  * version 4.1) and hostfile, so that smpirun runs the real kernel (built by
  * `make smpi`) on the very machine the model simulates, with its calibrated
  * parameters. One simulated host per rank, so that each rank owns a core

@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_run.c: the model against a spec: calibration launches
+ * tuner/calibrate/model_run.c: the model against a spec: calibration launches
  * through the sweep engine (runner.h), and predictions of a layout's
  * points. Calibration measures two small layouts of the spec's machine
  * that the spec's own grid does not hold when it can (fewer host ranks

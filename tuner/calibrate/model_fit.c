@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_fit.c: calibration. The parameters that the calibration
+ * tuner/calibrate/model_fit.c: calibration. The parameters that the calibration
  * launches determine are fitted by a multiplicative coordinate search
  * (each parameter times or over a factor that shrinks when no move helps)
  * on the sum of squared log ratios of predicted to measured times: log

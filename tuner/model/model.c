@@ -1,5 +1,5 @@
 /*
- * tuner/sim/model.c: one point's prediction from the simulated phases, as the
+ * tuner/model/model.c: one point's prediction from the simulated phases, as the
  * kernel measures them (kernels/harness.c): ref (hosts alone), comm
  * (workers alone), compute (calibrated by the kernel to last ref, so
  * predicted as ref) and total (hosts compute while workers communicate).
@@ -115,17 +115,32 @@ static void ranks_release(struct coll_rank *cr, int n)
 	free(cr);
 }
 
-/* The schedules of ranks ids[0 .. n) (ids NULL: ranks 0 .. n); NULL when a
- * builder refuses (nothing said). */
-static struct coll_rank *build_ranks(const struct built *b, const int *ids, int n)
+/* What building a rank's schedules cost: operations and dependencies,
+ * of both phases, and the blocks it checks (memory and time go with it). */
+static size_t rank_work(const struct coll_rank *cr)
+{
+	return cr->ref.n + cr->ref.ndeps + cr->off.n + cr->off.ndeps + cr->exp.n;
+}
+
+/* The schedules of ranks ids[0 .. n) (ids NULL: ranks 0 .. n), their work
+ * added to *work; NULL when a builder refuses (nothing said) or, with
+ * limit > 0, once *work passes limit (*work then says so). */
+static struct coll_rank *build_ranks(const struct built *b, const int *ids, int n, size_t *work,
+				     size_t limit)
 {
 	struct coll_rank *cr = xcalloc((size_t)n, sizeof(*cr));
 
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		if (coll_build(&b->g, ids ? ids[i] : i, &cr[i])) {
 			ranks_release(cr, n);
 			return NULL;
 		}
+		*work += rank_work(&cr[i]);
+		if (limit && *work > limit) {
+			ranks_release(cr, n);
+			return NULL;
+		}
+	}
 	return cr;
 }
 
@@ -155,7 +170,7 @@ static double *stretch(const struct model_machine *mc, int hosts)
  * on `cores` cores shared fairly: while m are left each runs at
  * min(1, cores / m), so the least finishes first. At least the total over
  * the cores and at least the largest. */
-static double shared_cores(const double *d, int n, int cores)
+static double shared_cores(const double *d, int n, int cores, double of, double *at)
 {
 	double t = 0, given = 0;
 
@@ -164,6 +179,9 @@ static double shared_cores(const double *d, int n, int cores)
 
 		t += (d[i] - given) / rate;
 		given = d[i];
+		/* When a process of work `of` is done: the first of its value. */
+		if (at && d[i] == of && (i == 0 || d[i - 1] != of))
+			*at = t;
 	}
 	return t;
 }
@@ -177,7 +195,7 @@ static double shared_cores(const double *d, int n, int cores)
  * the work past it is shared, and the hosts' compute, calibrated in wall
  * time, is that much CPU work up to the slice. */
 static double onload_cpu_bound(const struct model_params *p, const struct model_machine *mc,
-			       const struct model_cpu *cpu, double compute_us)
+			       const struct model_cpu *cpu, double compute_us, double *hosts_us)
 {
 	int wnodes = (mc->W + mc->wpn - 1) / mc->wpn, w = mc->wpn < mc->W ? mc->wpn : mc->W;
 	int n = mc->ppn + w;
@@ -197,7 +215,14 @@ static double onload_cpu_bound(const struct model_params *p, const struct model_
 		d[i] = d[i] > p->os_slice ? d[i] - p->os_slice : 0;
 	}
 	sort_doubles(d, (size_t)n);
-	t = (most < p->os_slice ? most : p->os_slice) + shared_cores(d, n, mc->host_cores);
+	{
+		double hrest = host > p->os_slice ? host - p->os_slice : 0, hat = 0;
+
+		t = (most < p->os_slice ? most : p->os_slice) +
+		    shared_cores(d, n, mc->host_cores, hrest, &hat);
+		/* The hosts' own end: their unshared part, then their share. */
+		*hosts_us = (host < p->os_slice ? host : p->os_slice) + hat;
+	}
 	free(d);
 	return t;
 }
@@ -207,11 +232,14 @@ static void derive(const struct model_params *p, const struct model_machine *mc,
 {
 	double sd = sqrt(p->resid * p->resid + p->noise * p->noise), t = o->compute_us;
 
+	o->host_us = o->compute_us;
 	if (!mc->dpu && mc->host_cores > 0) {
-		double u = onload_cpu_bound(p, mc, cpu, o->compute_us);
+		double h = 0, u = onload_cpu_bound(p, mc, cpu, o->compute_us, &h);
 
 		if (u > t)
 			t = u;
+		if (h > o->host_us)
+			o->host_us = h;
 	}
 	o->total_us = t > o->comm_us ? t : o->comm_us;
 	o->oe_paper = 100 * o->ref_us / (o->comm_us > o->compute_us ? o->comm_us : o->compute_us);
@@ -252,6 +280,7 @@ struct prep {
 	struct coll_rank *reps, *all;
 	double *f[2]; /* ref, comm */
 	int classes[2];
+	size_t work, limit; /* built so far; 0 or the most allowed */
 };
 
 /* Whether every node is node 0 one node on as far as anything but the
@@ -293,6 +322,7 @@ static int classes_check(const struct model_machine *mc, struct prep *x)
 
 			if (coll_build(&x->b.g, model_rank_shift(mc, x->ids[i], by), &cr))
 				return -1;
+			x->work += rank_work(&cr);
 			x->classes[0] &= sched_shifted(mc, &x->reps[i].ref, &cr.ref, by);
 			x->classes[1] &= sched_shifted(mc, &x->reps[i].off, &cr.off, by);
 			coll_rank_release(&cr);
@@ -312,7 +342,8 @@ static void prep_release(struct prep *x)
 }
 
 /* The schedules a prediction needs: node 0's, and every rank's unless
- * classes stand for both phases. 0, or -1 after error(). */
+ * classes stand for both phases. 0; 1 when they would take more than
+ * x->limit (nothing said); -1 after error(). */
 static int prep_init(const struct model_params *p, const struct model_machine *mc,
 		     const struct model_point *pt, enum model_sim_mode mode, struct prep *x)
 {
@@ -321,12 +352,17 @@ static int prep_init(const struct model_params *p, const struct model_machine *m
 	x->n0 = model_node_ranks(mc, x->ids);
 	x->f[0] = stretch(mc, 1);
 	x->f[1] = stretch(mc, 0);
-	if (built_init(mc, pt, &x->b) || !(x->reps = build_ranks(&x->b, x->ids, x->n0)) ||
-	    (mode == MODEL_SIM_AUTO && regular(p, mc, x) && classes_check(mc, x)) ||
-	    (!(x->classes[0] && x->classes[1]) && !(x->all = build_ranks(&x->b, NULL, x->N))))
+	if (built_init(mc, pt, &x->b) ||
+	    !(x->reps = build_ranks(&x->b, x->ids, x->n0, &x->work, x->limit)) ||
+	    (mode != MODEL_SIM_FULL && regular(p, mc, x) && classes_check(mc, x)) ||
+	    (!(x->classes[0] && x->classes[1]) &&
+	     !(x->all = build_ranks(&x->b, NULL, x->N, &x->work, x->limit)))) {
+		if (x->limit && x->work > x->limit)
+			return 1;
 		return error("model: the builders refuse %s %s %s with H=%d W=%d m=%zu",
 			     coll_names[pt->coll], alg_names[pt->alg], asg_names[pt->asg],
 			     mc->nodes * mc->ppn, mc->W, pt->m);
+	}
 	return 0;
 }
 
@@ -347,25 +383,22 @@ static double phase(const struct model_params *p, const struct model_machine *mc
 	return t;
 }
 
-int model_predict(const struct model_params *p, const struct model_machine *mc,
-		  const struct model_point *pt, struct model_pred *out)
+/* One point simulated on its own machine (classes where they stand, unless
+ * mode is MODEL_SIM_FULL). *work: the operations, dependencies and blocks
+ * built. 0; 1 when that would pass limit (> 0; nothing said); -1 after
+ * error(). */
+static int predict_exact(const struct model_params *p, const struct model_machine *mc,
+			 const struct model_point *pt, enum model_sim_mode mode, size_t limit,
+			 struct model_pred *out, size_t *work)
 {
-	return model_predict_mode(p, mc, pt, MODEL_SIM_AUTO, out);
-}
-
-int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
-		       const struct model_point *pt, enum model_sim_mode mode,
-		       struct model_pred *out)
-{
-	struct prep x = { 0 };
+	struct prep x = { .limit = limit };
 	struct model_cpu cpu = { 0, 0 };
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (mc->nodes < 1 || mc->ppn < 1 || mc->W < 1 || mc->wpn < 1)
-		return error("model: a machine needs nodes, ppn, workers and wpn >= 1");
-	if (prep_init(p, mc, pt, mode, &x))
+	if ((ret = prep_init(p, mc, pt, mode, &x)))
 		goto out;
+	ret = -1;
 	out->ref_us = phase(p, mc, &x, 0, NULL, out);
 	out->comm_us = phase(p, mc, &x, 1, &cpu, out);
 	if (out->ref_us < 0 || out->comm_us < 0) {
@@ -378,6 +411,129 @@ int model_predict_mode(const struct model_params *p, const struct model_machine 
 	derive(p, mc, &cpu, out);
 	ret = 0;
 out:
+	*work = x.work;
 	prep_release(&x);
 	return ret;
+}
+
+/* y at x from n machines (2 or 3, each twice the nodes of the one
+ * before): how the slope grows from one doubling to the next says how y
+ * grows. About the same (within 25%: what one machine's edges, a root's
+ * node, make of a linear time): the line through the last two; much
+ * steeper (a leader's funnel: a parabola's slope doubles): y = a + b n^p,
+ * p = 1 + log2(slope ratio), at most 3; much flatter (a tree's depth):
+ * a + b log2(n).
+ * Never below the largest machine's y. */
+static double extrapolate(const double *xs, const double *ys, int n, double x)
+{
+	double d1 = ys[n - 1] - ys[n - 2],
+	       y = ys[n - 1] + d1 / (xs[n - 1] - xs[n - 2]) * (x - xs[n - 1]);
+	/* The slopes' ratio: 1 for a line, 2 for a parabola (doubling x). */
+	double d0 = n == 3 ? ys[1] - ys[0] : 0,
+	       r = d0 > 0 ? d1 / (xs[n - 1] - xs[n - 2]) / (d0 / (xs[1] - xs[0])) : 1;
+
+	if (n == 3 && d0 > 0 && d1 > 0 && r > 1.25) {
+		double p = 1 + log2(r), b;
+
+		p = p < 3 ? p : 3;
+		b = d1 / (pow(xs[2], p) - pow(xs[1], p));
+		y = ys[2] + b * (pow(x, p) - pow(xs[2], p));
+	} else if (n == 3 && d0 > 0 && d1 > 0 && r < 0.8)
+		y = ys[2] + d1 / log2(xs[2] / xs[1]) * log2(x / xs[2]);
+	return y > ys[n - 1] ? y : ys[n - 1];
+}
+
+int model_predict(const struct model_params *p, const struct model_machine *mc,
+		  const struct model_point *pt, struct model_pred *out)
+{
+	return model_predict_mode(p, mc, pt, MODEL_SIM_AUTO, out);
+}
+
+int model_predict_mode(const struct model_params *p, const struct model_machine *mc,
+		       const struct model_point *pt, enum model_sim_mode mode,
+		       struct model_pred *out)
+{
+	return model_predict_budget(p, mc, pt, mode, MODEL_SIM_BUDGET, out);
+}
+
+int model_predict_budget(const struct model_params *p, const struct model_machine *mc,
+			 const struct model_point *pt, enum model_sim_mode mode, size_t budget,
+			 struct model_pred *out)
+{
+	struct model_pred r[3];
+	double xs[3], y[4][3];
+	size_t work = 0, prev = 0;
+	int n, k = 0, rc;
+
+	memset(out, 0, sizeof(*out));
+	if (mc->nodes < 1 || mc->ppn < 1 || mc->W < 1 || mc->wpn < 1)
+		return error("model: a machine needs nodes, ppn, workers and wpn >= 1");
+	/* Exact: asked for, a small machine, or one not every node of which
+	 * has its workers (nothing to scale down). */
+	if (mode != MODEL_SIM_AUTO || !budget || mc->nodes <= MODEL_SIM_SMALL ||
+	    mc->W != mc->nodes * mc->wpn) {
+		rc = predict_exact(p, mc, pt, mode, 0, out, &work);
+		return rc ? -1 : 0;
+	}
+	/* Machines of 1, 2, 4 ... nodes, each simulated exactly, until the
+	 * next would pass the budget (its work projected from the growth so
+	 * far), or until this one fits it: then it is simulated exactly. */
+	for (n = 2; n < mc->nodes; n *= 2) {
+		struct model_machine sm = *mc;
+		double grow;
+
+		sm.nodes = n;
+		sm.W = n * mc->wpn;
+		prev = work;
+		work = 0;
+		if ((rc = predict_exact(p, &sm, pt, mode, 10 * budget, &r[k % 3], &work)) < 0)
+			return -1;
+		if (rc > 0)
+			break;
+		xs[k % 3] = n;
+		k++;
+		grow = k >= 2 && prev ? (double)work / (double)prev : 8;
+		if (grow < 2)
+			grow = 2;
+		if ((double)work * pow(grow, log2((double)mc->nodes / n)) <= 4.0 * (double)budget) {
+			if ((rc = predict_exact(p, mc, pt, mode, 4 * budget, out, &work)) <= 0)
+				return rc;
+			break; /* larger than it seemed: from the smaller ones */
+		}
+		if (k >= 3 && (double)work * grow > (double)budget)
+			break;
+	}
+	if (k < 2)
+		return error("model: %s %s %s of %zu bytes on %d nodes is too large to simulate "
+			     "from smaller machines (%d nodes alone builds more than %zu "
+			     "operations)",
+			     coll_names[pt->coll], alg_names[pt->alg], asg_names[pt->asg], pt->m,
+			     mc->nodes, n, 10 * budget);
+	/* The last three machines (two where a third would not fit), in
+	 * order. */
+	{
+		int np = k < 3 ? k : 3;
+		double x3[3];
+		struct model_cpu cpu;
+
+		for (int i = 0; i < np; i++) {
+			const struct model_pred *q = &r[(k - np + i) % 3];
+
+			x3[i] = xs[(k - np + i) % 3];
+			y[0][i] = q->ref_us;
+			y[1][i] = q->comm_us;
+			y[2][i] = q->worker_cpu.total;
+			y[3][i] = q->worker_cpu.busiest;
+			out->ops += q->ops;
+			out->extrapolated[i] = (int)x3[i];
+		}
+		out->ref_us = extrapolate(x3, y[0], np, mc->nodes);
+		out->comm_us = extrapolate(x3, y[1], np, mc->nodes);
+		cpu.total = extrapolate(x3, y[2], np, mc->nodes);
+		cpu.busiest = extrapolate(x3, y[3], np, mc->nodes);
+		out->compute_us = out->ref_us;
+		out->worker_cpu = cpu;
+		derive(p, mc, &cpu, out);
+	}
+	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_search.c: the model strategy of `sweetspot search`. The
+ * tuner/calibrate/model_search.c: the model strategy of `sweetspot search`. The
  * model's parameters come from the database when it holds them for this
  * spec (as `sweetspot model` stores them), else from a calibration (its
  * launches counted here, apart from the search's); then every layout of

@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_run.h: the model against a spec (model_run.c): calibration
+ * tuner/calibrate/model_run.h: the model against a spec (model_run.c): calibration
  * launches through the sweep engine, and predictions of a layout's points.
  */
 #ifndef SWEETSPOT_MODEL_RUN_H

@@ -1,5 +1,5 @@
 /*
- * tuner/model/model_smpi.c: the real kernel on the model's machine, under SimGrid
+ * tuner/calibrate/model_smpi.c: the real kernel on the model's machine, under SimGrid
  * SMPI. Each layout is one launch of the sweep engine (runner.h) whose
  * command the build hook makes: the platform and hostfile of the layout
  * (model_platform.c) written into the launch's folder, then smpirun with
