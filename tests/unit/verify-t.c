@@ -133,19 +133,26 @@ static void add(struct verify_figure *f, const double *a, const double *b, size_
 
 static void test_decide(void)
 {
-	double a[6] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95 },
-	       fast[6] = { 5, 5.1, 4.9, 5.05, 4.95, 5.02 },
-	       same[6] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95 }, wide[6] = { 5, 20, 8, 14, 9, 12 };
-	struct verify_figure *f = calloc(4, sizeof(*f));
+	double a[10] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95, 10.15, 9.85, 10.02, 9.98 },
+	       fast[10] = { 5, 5.1, 4.9, 5.05, 4.95, 5.02, 5.08, 4.93, 5.01, 4.99 },
+	       same[10] = { 10, 10.2, 9.9, 10.1, 10.05, 9.95, 10.15, 9.85, 10.02, 9.98 },
+	       wide[10] = { 5, 20, 8, 14, 9, 12, 25, 6, 11, 7 },
+	       /* a machine that drifts from pair to pair, 3x in all: B 1%
+		* slower than A in each pair */
+		drift_a[10] = { 10, 20, 15, 30, 12, 25, 18, 11, 28, 16 }, drift_b[10];
+	struct verify_figure *f = calloc(5, sizeof(*f));
 	int u;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 10; i++)
+		drift_b[i] = drift_a[i] * (1.01 + 0.002 * (i % 3));
+	for (int i = 0; i < 5; i++)
 		f[i].name = strdup("x");
-	add(&f[0], a, fast, 6);
-	add(&f[1], fast, a, 6);
-	add(&f[2], a, same, 6);
-	add(&f[3], a, wide, 6);
-	u = verify_decide(f, 4, 0, 0.05, 0.05);
+	add(&f[0], a, fast, 10);
+	add(&f[1], fast, a, 10);
+	add(&f[2], a, same, 10);
+	add(&f[3], a, wide, 10);
+	add(&f[4], drift_a, drift_b, 10);
+	u = verify_decide(f, 5, 0, 0.05, 0.05);
 	is_int(u, 1, "one figure undecided");
 	is_str(f[0].verdict, "faster", "B half the time: faster");
 	ok(fabs(f[0].ratio - 0.5) < 0.02 && f[0].r_lo <= f[0].ratio && f[0].ratio <= f[0].r_hi,
@@ -156,14 +163,22 @@ static void test_decide(void)
 	is_str(f[3].verdict, "no difference shown", "a wide B: undecided");
 	ok(f[3].more_launches != 0, "... with the launches a decision would take (%ld)",
 	   f[3].more_launches);
+	ok(f[4].paired && !strcmp(f[4].verdict, "no difference") && f[4].ratio > 1.005 &&
+		   f[4].ratio < 1.02,
+	   "a drifting machine, B 1%% slower in every pair: paired, no difference (%s, %.3f)",
+	   f[4].verdict, f[4].ratio);
 	is_int(verify_decide(f, 2, 1, 0.05, 0.05), 0, "--higher: decided");
 	is_str(f[0].verdict, "slower", "--higher: smaller B is slower");
-	verify_figures_free(f, 4);
+	/* Unpaired (a launch of one side missing): the two samples apart. */
+	verify_figure_add(&f[2], 0, 10);
+	ok(verify_decide(&f[2], 1, 0, 0.05, 0.05) >= 0 && !f[2].paired,
+	   "11 A against 10 B: the samples compared apart (Mann-Whitney)");
+	verify_figures_free(f, 5);
 }
 
 int main(void)
 {
-	plan(33);
+	plan(35);
 	if (!mkdtemp(dir))
 		return 1;
 	test_settings();

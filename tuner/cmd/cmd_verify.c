@@ -165,6 +165,7 @@ static void print_json(const struct verify *vf)
 		json_object_set_new(j, "ratio", num_or_null(f->ratio));
 		json_object_set_new(j, "ratio_ci",
 				    json_pack("[o,o]", num_or_null(f->r_lo), num_or_null(f->r_hi)));
+		json_object_set_new(j, "paired", json_boolean(f->paired));
 		json_object_set_new(j, "p", num_or_null(f->p));
 		json_object_set_new(j, "p_holm", num_or_null(f->p_holm));
 		json_object_set_new(j, "verdict", json_string(f->verdict));

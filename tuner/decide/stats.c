@@ -903,3 +903,126 @@ fail:
 	stats_indiff_free(out);
 	return -1;
 }
+
+/* The distribution of the signed-rank sum of n pairs with (doubled)
+ * ranks r[]: cnt[t] = the number of the 2^n sign patterns whose positive
+ * ranks sum to t, t = 0..total. */
+static double *signed_rank_counts(const unsigned *r, size_t n, unsigned total)
+{
+	double *cnt = calloc((size_t)total + 1, sizeof(*cnt));
+
+	if (!cnt)
+		return NULL;
+	cnt[0] = 1;
+	for (size_t i = 0, top = 0; i < n; i++) {
+		for (size_t t = top + 1; t-- > 0;)
+			if (cnt[t] != 0)
+				cnt[t + r[i]] += cnt[t];
+		top += r[i];
+	}
+	return cnt;
+}
+
+static int cmp_abs(const void *a, const void *b)
+{
+	double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+int stats_signed_rank(const double *d, size_t n, double conf, double *p, double *est, double *lo,
+		      double *hi)
+{
+	size_t M = n * (n + 1) / 2, k = 0, w = 0;
+	double *s = NULL, *walsh = NULL, *cnt = NULL, wplus = 0, tail = 0, all, mean, var = 0;
+	unsigned *r = NULL, total = 0;
+	int ret = -1;
+
+	*p = 1;
+	*est = *lo = *hi = NAN;
+	if (!n)
+		return -1;
+	s = malloc(n * sizeof(*s));
+	r = malloc(n * sizeof(*r));
+	walsh = malloc(M * sizeof(*walsh));
+	if (!s || !r || !walsh)
+		goto out;
+	memcpy(s, d, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_abs);
+	/* Doubled mean ranks: a run of ties from i to j (1-based) gets i + j. */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && fabs(s[j + 1]) == fabs(s[i]))
+			j++;
+		for (size_t q = i; q <= j; q++)
+			r[q] = (unsigned)(i + 1 + j + 1);
+		i = j + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		total += r[i];
+		if (s[i] > 0)
+			wplus += r[i];
+		else if (s[i] == 0)
+			wplus += r[i] / 2.0;
+		var += (double)r[i] * r[i];
+	}
+	mean = total / 2.0;
+	if (n <= 60) {
+		if (!(cnt = signed_rank_counts(r, n, total)))
+			goto out;
+		all = ldexp(1, (int)n);
+		/* P(|W+ - mean| >= |w+ - mean|), by counting. */
+		for (unsigned t = 0; t <= total; t++)
+			if (fabs(t - mean) >= fabs(wplus - mean) - 1e-9)
+				tail += cnt[t];
+		*p = fmin(1, tail / all);
+	} else {
+		double z = var > 0 ? (wplus - mean) / sqrt(var / 4) : 0;
+
+		*p = fmin(1, 2 * (1 - 0.5 * erfc(-fabs(z) / sqrt(2))));
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			walsh[w++] = (d[i] + d[j]) / 2;
+	sort_doubles(walsh, M);
+	*est = M % 2 ? walsh[M / 2] : (walsh[M / 2 - 1] + walsh[M / 2]) / 2;
+	/* The CI: the k-th smallest and largest Walsh averages, k the largest
+	 * with P(W+ <= k - 1) <= (1 - conf) / 2 for untied ranks 1..n. */
+	{
+		unsigned *u = r;
+		double *c, acc = 0, all2 = ldexp(1, (int)(n < 60 ? n : 60));
+		unsigned tot = (unsigned)M;
+
+		for (size_t i = 0; i < n; i++)
+			u[i] = (unsigned)(i + 1);
+		if (n <= 60 && (c = signed_rank_counts(u, n, tot))) {
+			for (unsigned t = 0; t <= tot; t++) {
+				acc += c[t];
+				if (acc / all2 > (1 - conf) / 2)
+					break;
+				k = t + 1;
+			}
+			free(c);
+		} else {
+			double zq = 1.959964 * (conf >= 0.95 ? 1 : conf / 0.95);
+			double kk = M / 2.0 - zq * sqrt(n * (n + 1) * (2 * n + 1) / 24.0);
+
+			k = kk > 0 ? (size_t)kk : 0;
+		}
+	}
+	if (k >= 1 && k <= M) {
+		*lo = walsh[k - 1];
+		*hi = walsh[M - k];
+	} else {
+		*lo = -INFINITY;
+		*hi = INFINITY;
+	}
+	ret = 0;
+out:
+	free(s);
+	free(r);
+	free(walsh);
+	free(cnt);
+	return ret;
+}

@@ -115,11 +115,13 @@ struct verify_figure {
 	/* filled by verify_decide() */
 	double med_a, a_lo, a_hi, med_b, b_lo, b_hi; /* medians, 95% CIs */
 	double ratio, r_lo, r_hi;		     /* B/A (Hodges-Lehmann of the logs), 95% CI */
-	double p, p_holm;			     /* Mann-Whitney two-sided; Holm over figures */
-	const char *verdict;			     /* "faster", "slower", "no difference" (the CI
+	double p, p_holm;			     /* two-sided; Holm over figures */
+	int paired;	     /* 1: A and B in pairs, B/A and p from the pairs' ratios
+		     * (signed rank); 0: Mann-Whitney of the two samples */
+	const char *verdict; /* "faster", "slower", "no difference" (the CI
 					 * within the practical threshold), "no
 					 * difference shown" (undecided) */
-	long more_launches;			     /* undecided: launches a decision would take
+	long more_launches;  /* undecided: launches a decision would take
 					 * beyond those made, estimated; -1 unknown */
 };
 

@@ -339,6 +339,13 @@ out:
 	return ret;
 }
 
+/* The practical threshold of a figure's B/A: the spec's delta_rel (the
+ * least difference a site acts on, 5%), or delta_time where larger. */
+static double verify_zone(const struct spec *s)
+{
+	return s->delta_rel > s->delta_time ? s->delta_rel : s->delta_time;
+}
+
 /* Pairs until decided or max_repetitions. 0, 1 interrupted, 2 a launch
  * failed, -1 after error(). */
 static int race(struct verify_state *v, struct runner *r, const struct runner_job *jobs)
@@ -372,13 +379,13 @@ static int race(struct verify_state *v, struct runner *r, const struct runner_jo
 		v->pairs = rep;
 		if (rep < s->repetitions || rep < 2)
 			continue;
-		undecided = verify_decide(v->fig, v->nfig, v->a->higher, s->alpha, s->delta_time);
+		undecided = verify_decide(v->fig, v->nfig, v->a->higher, s->alpha, verify_zone(s));
 		if (undecided < 0)
 			return -1;
 		if (!undecided)
 			break;
 	}
-	return verify_decide(v->fig, v->nfig, v->a->higher, s->alpha, s->delta_time) < 0 ? -1 : 0;
+	return verify_decide(v->fig, v->nfig, v->a->higher, s->alpha, verify_zone(s)) < 0 ? -1 : 0;
 }
 
 /* The launches and the answer, from an open store, into vf: the exit
