@@ -550,9 +550,7 @@ out:
 	return ret;
 }
 
-/* The upper one-sided t quantile: P(T > t) = p, df degrees of freedom
- * (0: normal). */
-static double t_upper(double p, size_t df)
+double pooled_t_upper(double p, size_t df)
 {
 	double lo = 0, hi = 1e3;
 
@@ -632,8 +630,8 @@ int pooled_subset(const struct pooled *p, int higher, double alpha, int *in, dou
 	/* Dunnett's d lies between one comparison's t quantile and
 	 * Bonferroni's: a configuration in (or out) at both needs no
 	 * integration, and most are one or the other. */
-	dlo = t_upper(alpha, p->df);
-	dhi = measured > 1 ? t_upper(alpha / (double)(measured - 1), p->df) : dlo;
+	dlo = pooled_t_upper(alpha, p->df);
+	dhi = measured > 1 ? pooled_t_upper(alpha / (double)(measured - 1), p->df) : dlo;
 	for (size_t i = 0; i < p->k; i++) {
 		double di;
 

@@ -120,6 +120,9 @@ double pooled_welch_se(const struct pooled *p, size_t lead, size_t i, double *df
 
 /* Student's t: two-sided p of |T| >= t with df degrees of freedom. */
 double pooled_t_p(double t, size_t df);
+/* The upper one-sided t quantile: P(T > t) = p, df degrees of freedom
+ * (0: normal). */
+double pooled_t_upper(double p, size_t df);
 
 /* Gupta's subset of the configurations with a mean (higher is better when
  * higher, else lower): in[i] = 1 for members (caller's array of k). d[i]

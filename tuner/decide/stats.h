@@ -140,16 +140,6 @@ int stats_mann_whitney(const double *a, size_t n, const double *b, size_t m, str
 int stats_hodges_lehmann(const double *a, size_t n, const double *b, size_t m, double conf,
 			 double *est, double *lo, double *hi);
 
-/* Paired samples: Wilcoxon's signed-rank test of d[0..n-1] (the pairs'
- * differences) against 0, and the Hodges-Lehmann estimate (the median of
- * the Walsh averages (d_i + d_j) / 2, i <= j) with its CI at level conf
- * from the same statistic's distribution (exact: by counting, n <= 60;
- * normal beyond). Zeros take part with rank but no sign (Pratt); ties share
- * their mean rank, their counts doubled to stay whole. p two-sided; the CI
- * infinite where n is too small for conf. 0, or -1 (n 0, out of memory). */
-int stats_signed_rank(const double *d, size_t n, double conf, double *p, double *est, double *lo,
-		      double *hi);
-
 /* Holm-adjusted p-values of p[0..k-1] into adj[0..k-1] (caller's). 0 or -1. */
 int stats_holm_adjust(const double *p, size_t k, double *adj);
 /* reject[i] (caller's array of k ints) = 1 when Holm rejects hypothesis i at
