@@ -121,6 +121,18 @@ void progress_done(struct progress *p, const char *layout, int repetition, long 
 	fflush(p->f);
 }
 
+void progress_note(struct progress *p, const char *line)
+{
+	if (p->tty) {
+		fprintf(p->f, "\r\033[K%s\n", line);
+		p->line_open = 0;
+		status_line(p, NULL);
+		return;
+	}
+	fprintf(p->f, "%s\n", line);
+	fflush(p->f);
+}
+
 void progress_finish(struct progress *p)
 {
 	if (p->tty && p->line_open) {

@@ -35,6 +35,9 @@ void progress_start(struct progress *p, const char *layout, int repetition);
 /* A launch ended; failure is NULL when it went well, else the reason. */
 void progress_done(struct progress *p, const char *layout, int repetition, long points,
 		   double seconds, const char *failure);
+/* A line of its own among the progress (a decision reached): on a
+ * terminal above the updating line, which is drawn again. */
+void progress_note(struct progress *p, const char *line);
 /* Ends the updating line so later output starts on its own line. */
 void progress_finish(struct progress *p);
 /* The ETA in seconds from the launches this invocation ran; -1 unknown. */

@@ -852,8 +852,10 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		store_points_free(oc.pts, oc.npoints);
 		return error("interrupted: the launches finished so far are stored");
 	}
-	if (rc == 2)
-		return error("--max-launches reached");
+	if (rc == 2) {
+		rs->paused = 1; /* not an error: the next invocation resumes */
+		return -1;
+	}
 	if (rc < 0)
 		return -1;
 	rs->failed += !oc.ok;
@@ -872,17 +874,31 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		}
 	}
 	store_points_free(oc.pts, oc.npoints);
-	return 0;
+	return oc.skipped;
+}
+
+/* search_opts.reached: the decision, in a line on the progress's stream. */
+static void tell_reached(void *ctx, const struct search_decision *d)
+{
+	struct runner_search *rs = ctx;
+	char words[512], *line;
+
+	search_decision_words(rs->sp->layouts, rs->sp->groups, d, words, sizeof(words));
+	line = xasprintf("search: reached after %ld launches: %s", rs->runner->prog.done, words);
+	progress_note(&rs->runner->prog, line);
+	free(line);
 }
 
 int runner_search_run(const struct spec *s, const struct plan *p, const char *spec_path,
 		      const char *db, enum launcher l, const struct search_opts *o,
-		      struct search_result *res, unsigned *failed)
+		      const struct runner_search_how *how, struct search_result *res,
+		      unsigned *failed)
 {
 	struct runner r = RUNNER_INIT;
 	struct search_space sp;
-	struct runner_search rs = { &r, &sp, NULL, 0 };
+	struct runner_search rs = { &r, &sp, NULL, 0, 0 };
 	struct search_problem prob;
+	struct search_opts so = *o;
 	struct store *st = NULL;
 	int ret = -1;
 
@@ -894,12 +910,20 @@ int runner_search_run(const struct spec *s, const struct plan *p, const char *sp
 	runner_init(&r, s, l);
 	r.progress_out = stderr;
 	r.read_back = 1;
+	if (how) {
+		r.max_launches = how->max_launches;
+		r.wait_lock = how->wait_lock;
+		if (how->tell) {
+			so.reached = tell_reached;
+			so.reached_ctx = &rs;
+		}
+	}
 	if (store_open(db, STORE_CREATE, &st) ||
 	    runner_open(&r, st, spec_path, db, 0, (long long)plan_launches(p),
 			(long long)plan_measurements(p), (long)p->nlayouts, (long)p->repetitions))
 		goto out;
 	runner_signals_install(&r);
-	ret = search_run(&prob, o, res);
+	ret = search_run(&prob, &so, res);
 	runner_signals_restore(&r);
 	if (runner_finish(&r, NULL, NULL, NULL, NULL) && !ret) {
 		search_result_release(res);
@@ -907,6 +931,8 @@ int runner_search_run(const struct spec *s, const struct plan *p, const char *sp
 	}
 	if (ret && r.interrupted)
 		ret = 1;
+	else if (ret && rs.paused)
+		ret = 2;
 	*failed = rs.failed;
 out:
 	runner_release(&r);
