@@ -10,7 +10,7 @@
 
 [ -x "$BIN/sweetspot-kernel" ] || skip_all "sweetspot-kernel is not built"
 command -v mpirun >/dev/null || skip_all "mpirun is not installed"
-plan 17
+plan 19
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 SPEC=$ROOT/tests/data/search-local.cfg
@@ -36,10 +36,12 @@ is "$(find "$TMP/r" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')" "$runs" "
 
 # Paused after one launch, then resumed: the same launches as in one go.
 DB=$TMP/p/s.db
-exits_with 0 "a search paused by --max-launches 1" sweetspot search "$SPEC" --db "$DB" --max-launches 1
+exits_with 0 "a search paused by --max-launches 1" sweetspot search "$SPEC" --db "$DB" --max-launches 1 --budget 3
 like "$TMP/out" "^search: paused after 1 new launches" "  ... says so"
+like "$TMP/err" "^search: a budget of 3 launches, 75% of the grid's 4" "  ... its budget said"
+like "$TMP/err" "^\[1/3\] n1-ppn4-" "  ... the progress counts the budget, not the grid"
 is "$(find "$TMP/p" -name 'n1-ppn4-*-r*' -type d | wc -l | tr -d ' ')" 1 "  ... after one launch"
-exits_with 0 "the next search resumes it" sweetspot search "$SPEC" --db "$DB" --json
+exits_with 0 "the next search resumes it" sweetspot search "$SPEC" --db "$DB" --json --budget 3
 n2=$(grep -o '"launches":[0-9]*' "$TMP/out" | head -1 | cut -d: -f2)
 b=$(grep -o '"budget":[0-9]*' "$TMP/out" | head -1 | cut -d: -f2)
 ok "  ... the whole within one search's budget ($n2 of $b)" [ "$n2" -ge 2 -a "$n2" -le "$b" ]
