@@ -303,7 +303,7 @@ static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const
 {
 	double grace = c->grace_s > 0 ? c->grace_s : LAUNCH_GRACE_S;
 	double term_at = c->timeout_s > 0 ? start + c->timeout_s : -1, kill_at = -1;
-	double poll_at = c->work_done ? start + LAUNCH_POLL_S : -1, done_at = -1;
+	double poll_at = c->work_done || c->tick ? start + LAUNCH_POLL_S : -1, done_at = -1;
 
 	for (;;) {
 		double until = term_at;
@@ -323,7 +323,9 @@ static int wait_child(const struct launch_child *c, pid_t pid, pid_t pgid, const
 			until = kill_at;
 		if (poll_at >= 0 && now_s() >= poll_at) {
 			poll_at = now_s() + LAUNCH_POLL_S;
-			if (srun_lingers(c, pgid, &done_at)) {
+			if (c->tick)
+				c->tick(c->work_arg);
+			if (c->work_done && srun_lingers(c, pgid, &done_at)) {
 				r->lingered = 1;
 				kill(-pgid, SIGTERM);
 				kill_at = now_s() + grace;

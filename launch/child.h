@@ -40,6 +40,10 @@ struct launch_child {
 	 * bug 16817); the work is whole, only the launcher hangs. */
 	int (*work_done)(void *arg);
 	void *work_arg;
+	/* When set, called every LAUNCH_POLL_S while the child runs, with
+	 * work_arg (e.g. to report the output a long launch has written so
+	 * far); it decides nothing. */
+	void (*tick)(void *arg);
 };
 
 #define LAUNCH_GRACE_S	5.0

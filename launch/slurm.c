@@ -239,6 +239,7 @@ static char *query(const char *const *argv, const char *log, char **all)
 
 	strvec_pushv(&av, argv);
 	unlink(log);
+	r.interrupted = 0;
 	if (!launch_spawn(&c, &r) && (f = fopen(log, "r"))) {
 		while (getline(&line, &cap, f) >= 0) {
 			if (!first) {
@@ -256,6 +257,9 @@ static char *query(const char *const *argv, const char *log, char **all)
 	unlink(log);
 	free(line);
 	strvec_clear(&av);
+	/* The signal was passed on to the query; it is ours too. */
+	if (r.interrupted)
+		raise(r.interrupted);
 	if (all && first)
 		*all = text;
 	else
@@ -379,16 +383,33 @@ double slurm_next_wait(double wait, double first, int changed)
 	return changed ? first : (wait * 2 < most ? wait * 2 : most);
 }
 
-static void nap(double s)
+static void nap(double s, volatile sig_atomic_t *stop)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
+	while (nanosleep(&ts, &ts) && errno == EINTR && !(stop && *stop))
 		;
 }
 
-/* Prints the launch lines ("[k/N] ... ETA") and the run's summary that
- * path gained past *off, whole lines only. Returns whether it printed. */
+/* Whether a line of a job's output is one to show while following it:
+ * a launch line ("[k/N] ... ETA"), a run's or a search's summary, or the
+ * search's own lines (a decision reached, a pause). */
+static int followed_line(const char *line)
+{
+	static const char *const starts[] = { "run ",	       "search: ", "adaptive search: ",
+					      "grid search: ", "budget: ", NULL };
+	unsigned k, n;
+
+	if (sscanf(line, "[%u/%u]", &k, &n) == 2)
+		return 1;
+	for (int i = 0; starts[i]; i++)
+		if (!strncmp(line, starts[i], strlen(starts[i])))
+			return 1;
+	return 0;
+}
+
+/* Prints the lines to follow (followed_line()) that path gained past
+ * *off, whole lines only. Returns whether it printed. */
 static int tail_output(const char *path, long *off, FILE *out)
 {
 	FILE *f = fopen(path, "r");
@@ -396,14 +417,13 @@ static int tail_output(const char *path, long *off, FILE *out)
 	size_t cap = 0;
 	ssize_t len;
 	int printed = 0;
-	unsigned k, n;
 
 	if (!f)
 		return 0; /* not there until the job starts */
 	if (!fseek(f, *off, SEEK_SET))
 		while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
 			*off += len;
-			if (sscanf(line, "[%u/%u]", &k, &n) == 2 || !strncmp(line, "run ", 4)) {
+			if (followed_line(line)) {
 				fputs(line, out);
 				printed = 1;
 			}
@@ -427,8 +447,15 @@ int slurm_chain_follow(const struct slurm_chain *c, size_t k, const char *dir, F
 	for (;;) {
 		int changed = tail_output(path, &off, out);
 
-		if (slurm_job_state(id, log, &st))
+		if (c->stop && *c->stop) {
+			status = SLURM_FOLLOW_STOPPED;
 			break;
+		}
+		if (slurm_job_state(id, log, &st)) {
+			if (c->stop && *c->stop)
+				status = SLURM_FOLLOW_STOPPED;
+			break;
+		}
 		if (strcmp(st.state, last)) {
 			fprintf(out, "job %s: %s\n", id, st.state);
 			fflush(out);
@@ -442,8 +469,31 @@ int slurm_chain_follow(const struct slurm_chain *c, size_t k, const char *dir, F
 			break;
 		}
 		wait = slurm_next_wait(wait, first, changed);
-		nap(wait);
+		nap(wait, c->stop);
 	}
 	free(log);
 	return status;
+}
+
+int slurm_chain_cancel(const struct slurm_chain *c, size_t k, const char *dir,
+		       struct strvec *cancelled)
+{
+	int ret = 0;
+
+	for (; k < c->ids.nr; k++) {
+		struct strvec av = STRVEC_INIT;
+		char *log = xasprintf("%s/.scancel-%s.log", dir, c->ids.v[k]);
+		struct launch_child ch = { .argv = &av, .log = log, .timeout_s = 30 };
+		struct launch_result r = { 0 };
+
+		strvec_pushv(&av, (const char *const[]){ "scancel", c->ids.v[k], NULL });
+		if (launch_spawn(&ch, &r) || r.status)
+			ret = error("scancel %s: %s", c->ids.v[k], r.reason);
+		else
+			strvec_push(cancelled, c->ids.v[k]);
+		unlink(log);
+		free(log);
+		strvec_clear(&av);
+	}
+	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "strvec.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 /* BlueField-2 and -3 have 8 and 16 Arm cores; when sinfo cannot say, the
@@ -84,11 +85,14 @@ int slurm_exit_status(const struct slurm_state *st);
 struct slurm_chain {
 	struct strvec ids;     /* every job's id, in order */
 	struct strvec outputs; /* every job's output file */
+	/* Set (by the caller's signal handler) to stop following; NULL:
+	 * nothing stops it but the job's end. */
+	volatile sig_atomic_t *stop;
 };
 
-#define SLURM_CHAIN_INIT                 \
-	{                                \
-		STRVEC_INIT, STRVEC_INIT \
+#define SLURM_CHAIN_INIT                       \
+	{                                      \
+		STRVEC_INIT, STRVEC_INIT, NULL \
 	}
 
 /* The last job's id, or NULL for an empty chain. */
@@ -109,9 +113,17 @@ double slurm_poll_interval(void);
  * test cluster), and a longer wait would lose how it ended. */
 double slurm_next_wait(double wait, double first, int changed);
 /* Follows job k of the chain to its end, printing to out its state
- * changes and the launch lines its output gains ("[k/N] ...", "run ...");
- * the queries' files go in dir. The job's exit status, or -1 when Slurm
- * lost it. */
+ * changes and the lines its output gains that say how it goes ("[k/N]
+ * ...", "run ...", the search's "search: ..."); the queries' files go in
+ * dir. The job's exit status, -1 when Slurm lost it, or
+ * SLURM_FOLLOW_STOPPED when *c->stop was set (a signal passed on to a
+ * query's child is raised again here, so the caller's handler sees it). */
+#define SLURM_FOLLOW_STOPPED -2
 int slurm_chain_follow(const struct slurm_chain *c, size_t k, const char *dir, FILE *out);
+/* Cancels (scancel) the chain's jobs from k on, their names appended to
+ * cancelled; the queries' files go in dir. 0, or -1 when some scancel
+ * failed (reported). */
+int slurm_chain_cancel(const struct slurm_chain *c, size_t k, const char *dir,
+		       struct strvec *cancelled);
 
 #endif

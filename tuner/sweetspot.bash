@@ -81,7 +81,7 @@ _sweetspot()
 			sed -n '/^Options:/q;s/^  \([a-z][a-z-]*\)  .*/\1/p')
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	--strategy)
-		words=$("$prog" search --help 2>/dev/null |
+		words=$("$prog" "$cmd" --help 2>/dev/null |
 			sed -n 's/.*--strategy \([a-z|]*\).*/\1/p' | head -n 1 | tr '|' ' ')
 		COMPREPLY=($(compgen -W "$words" -- "$cur")); return ;;
 	--launcher)

@@ -12,7 +12,9 @@
 #                                `scontrol show hostnames`)
 #
 # Nodes (partition `debug`, the default; 8 CPUs each, as config_overrides
-# lets slurmd claim more than the machine has):
+# lets slurmd claim more than the machine has; SWEETSPOT_SLURM_CPUS=C
+# (1..64, or `nproc`: this machine's count) gives C each instead, for a
+# test that sizes its spec to what the machine runs):
 #   n1 n2 n3 n4              host nodes            (Feature=host)
 #   n1-bf n2-bf n3-bf n4-bf  their DPUs, BlueField style names (Feature=dpu)
 # SWEETSPOT_SLURM_NODES=K (1..9) gives K of each instead of 4.
@@ -43,6 +45,8 @@ esac
 CONF=$DIR/slurm.conf
 MARK="SWEETSPOT_SLURM_TESTBED=$DIR"
 K=${SWEETSPOT_SLURM_NODES:-4}
+CPUS=${SWEETSPOT_SLURM_CPUS:-8}
+[ "$CPUS" != nproc ] || CPUS=$(nproc)
 
 die() {
 	echo "slurm-cluster.sh: $*" >&2
@@ -186,8 +190,8 @@ MinJobAge=4
 KillWait=2
 InactiveLimit=0
 TaskProlog=$DIR/taskprolog.sh
-NodeName=$hosts NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + 1))-$((port + K)) CPUs=8 Feature=host State=UNKNOWN
-NodeName=$dpus NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + K + 1))-$((port + 2 * K)) CPUs=8 Feature=dpu State=UNKNOWN
+NodeName=$hosts NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + 1))-$((port + K)) CPUs=$CPUS Feature=host State=UNKNOWN
+NodeName=$dpus NodeHostname=$host NodeAddr=127.0.0.1 Port=$((port + K + 1))-$((port + 2 * K)) CPUs=$CPUS Feature=dpu State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 	# MPI_Init's last fence under Slurm 22.05's default (tree) fence lets
@@ -201,6 +205,7 @@ EOF
 up() {
 	[ "$(id -u)" -eq 0 ] || die "must run as root (slurmd and munged need it)"
 	case $K in [1-9]) ;; *) die "SWEETSPOT_SLURM_NODES must be 1..9" ;; esac
+	case $CPUS in [1-9] | [1-5][0-9] | 6[0-4]) ;; *) die "SWEETSPOT_SLURM_CPUS must be 1..64 or nproc" ;; esac
 	for p in munged slurmctld slurmd sinfo srun ss; do
 		command -v "$p" >/dev/null 2>&1 ||
 			die "$p is not installed (run tests/deps.sh)"

@@ -5,7 +5,7 @@
 # Slurm cluster on this machine (slurm-cluster.sh: munge, slurmctld, host
 # and DPU nodes): a sweep with the srun launcher inside an allocation, every
 # rank on its planned node; one allreduce point (slice, int32 sum) stored
-# with its dtype and op; `submit --wait` end to end, in one job and in
+# with its dtype and op; `submit --strategy grid --wait` end to end, in one job and in
 # chained chunks; a sweep killed with SIGKILL at random moments and run
 # again until done holds exactly the plan's points, none twice; a hanging
 # kernel is killed at its time limit, recorded as timed out, and the sweep
@@ -115,7 +115,7 @@ why
 
 # submit --wait, one job
 DB=$TMP/submit.db
-exits_with 0 "submit --wait" sweetspot submit "$TMP/s.cfg" --wait --db "$DB"
+exits_with 0 "submit --strategy grid --wait" sweetspot submit "$TMP/s.cfg" --strategy grid --wait --db "$DB"
 like "$TMP/out" "^submitted job [0-9]+ \(chunk 1 of 1\)" "job id shown"
 is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/s.cfg")" "the job stored every point"
 why
@@ -124,7 +124,7 @@ ok "the job's sweep ran with srun" test "$(q "SELECT launcher FROM runs")" = sru
 
 # submit --hetjob --wait: hosts and DPUs as two node classes
 DB=$TMP/het.db
-exits_with 0 "submit --hetjob --wait" sweetspot submit "$TMP/s.cfg" --hetjob --wait --db "$DB"
+exits_with 0 "submit --strategy grid --hetjob --wait" sweetspot submit "$TMP/s.cfg" --strategy grid --hetjob --wait --db "$DB"
 ok "job recorded" test -s "$(q 'SELECT script FROM jobs')"
 ok "written with #SBATCH hetjob" grep -qx '#SBATCH hetjob' "$(q 'SELECT script FROM jobs')"
 is "$(q "SELECT count(*) FROM launches WHERE ok AND argv LIKE '%srun --het-group=0 %: --het-group=1 %'")" 2 \
@@ -135,7 +135,7 @@ why
 # submit --wait, chained chunks (4 launches in 2 jobs)
 DB=$TMP/chunks.db
 RETRIES=1 spec "n[1-2]" mpirun "" 2 120 >"$TMP/c.cfg"
-exits_with 0 "submit --chunks 2 --wait" sweetspot submit "$TMP/c.cfg" --chunks 2 --wait --db "$DB"
+exits_with 0 "submit --strategy grid --chunks 2 --wait" sweetspot submit "$TMP/c.cfg" --strategy grid --chunks 2 --wait --db "$DB"
 like "$TMP/out" "chunk 2 of 2, after [0-9]+" "the second job is chained after the first"
 is "$(q 'SELECT count(*) FROM jobs')" "2" "two jobs recorded"
 is "$(q 'SELECT count(*) FROM points WHERE valid')" "$(measurements "$TMP/c.cfg")" "together they stored every point"

@@ -152,7 +152,7 @@ static int ensure_results(const struct spec *s, const struct plan *p, const char
 	fprintf(stderr, "sweetspot: %s holds no results of %s: searching first\n", db, spec_path);
 	if (runner_pick_launcher(NULL, s, spec_path, 0, &l))
 		return -1;
-	ret = runner_search_run(s, p, spec_path, db, l, &opts, &res, &failed) ? -1 : 0;
+	ret = runner_search_run(s, p, spec_path, db, l, &opts, NULL, &res, &failed) ? -1 : 0;
 	if (!ret) {
 		fprintf(stderr, "sweetspot: adaptive search used %u launches of %u\n", res.launches,
 			res.grid_launches);

@@ -342,7 +342,7 @@ static int race(const struct run_opts *o, const struct spec *s, const struct pla
 		"sweetspot: racing: more launches where a decision is undecided, up to "
 		"%u per layout\n",
 		s->max_repetitions);
-	rc = runner_search_run(s, p, o->spec_path, o->db, l, &so, &res, &failed);
+	rc = runner_search_run(s, p, o->spec_path, o->db, l, &so, NULL, &res, &failed);
 	if (rc)
 		return rc == 1 ? 130 : 1;
 	for (size_t i = 0; i < res.ndecisions; i++)

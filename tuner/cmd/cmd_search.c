@@ -43,6 +43,8 @@ enum {
 	OPT_REPLAY_SEED,
 	OPT_DB,
 	OPT_LAUNCHER,
+	OPT_MAX_LAUNCHES,
+	OPT_WAIT_LOCK,
 	OPT_JSON,
 	NOPTS
 };
@@ -78,6 +80,13 @@ static const struct cli_option search_options[NOPTS + 1] = {
 		     "makes it, so what the database already holds is used, not\n"
 		     "measured again" },
 	[OPT_LAUNCHER] = { "launcher", 0, "L", "srun, mpirun or mpirun_rsh for those launches" },
+	[OPT_MAX_LAUNCHES] = { "max-launches", 0, "N",
+			       "stop after N new launches (exit 0); the next search of\n"
+			       "SPEC into the same database resumes where it stopped\n"
+			       "(submit --chunks cuts a search into jobs this way)" },
+	[OPT_WAIT_LOCK] = { "wait-lock", 0, NULL,
+			    "wait while another run, search or submit of SPEC holds\n"
+			    "the database's lock, instead of refusing" },
 	[OPT_JSON] = { "json", 0, NULL,
 		       "one JSON object: strategy, launches, grid_launches,\n"
 		       "decisions[] (verdict, choice, leader, p_value, ci,\n"
@@ -91,7 +100,8 @@ static const struct cli_command search_cli = {
 	"search",
 	"SPEC [--strategy grid|adaptive|model] [--budget N]\n"
 	"[--max-repetitions N] [--alpha A]\n"
-	"[--replay FILE.csv [--replay-seed N] | --db FILE [--launcher L]] [--json]",
+	"[--replay FILE.csv [--replay-seed N] |\n"
+	" --db FILE [--launcher L] [--max-launches N] [--wait-lock]] [--json]",
 	"Finds, for every collective and message size of the sweep spec SPEC, the\n"
 	"configuration (layout, algorithm, assignment) to use, as 'recommend'\n"
 	"decides it. The launch-to-launch noise is pooled over the configurations\n"
@@ -111,6 +121,8 @@ struct search_args {
 	const char *path, *replay, *db, *launcher;
 	int json, seeded; /* seeded: --replay-seed given */
 	uint64_t seed;
+	uint64_t max_launches; /* 0: no limit */
+	int wait_lock;
 	unsigned maxreps; /* 0: the spec's */
 	double alpha;	  /* 0: the spec's */
 	struct search_opts opts;
@@ -170,6 +182,11 @@ static int take_option(const struct cli *c, int o, struct search_args *a)
 	case OPT_LAUNCHER:
 		a->launcher = c->arg;
 		return 0;
+	case OPT_MAX_LAUNCHES:
+		return cli_uint(c, 1, 1000000, &a->max_launches);
+	case OPT_WAIT_LOCK:
+		a->wait_lock = 1;
+		return 0;
 	case OPT_JSON:
 		a->json = 1;
 		return 0;
@@ -192,9 +209,9 @@ static int parse_args(int argc, char **argv, struct search_args *a)
 	if (cli_operands(&c, 1, 1, "SPEC"))
 		return CLI_BAD;
 	a->path = c.operands[0];
-	if (a->replay && (a->db || a->launcher)) {
-		cli_usage_error(&search_cli,
-				"--replay measures nothing: no --db or --launcher with it");
+	if (a->replay && (a->db || a->launcher || a->max_launches || a->wait_lock)) {
+		cli_usage_error(&search_cli, "--replay measures nothing: no --db, --launcher, "
+					     "--max-launches or --wait-lock with it");
 		return CLI_BAD;
 	}
 	if (a->seeded && !a->replay) {
@@ -698,14 +715,19 @@ out:
 	return ret;
 }
 
+/* search_launching()'s status when it paused (--max-launches): nothing to
+ * print, exit 0. */
+#define SEARCH_PAUSED -1
+
 /* The search with real launches: the exit status when it did not end well,
- * else 0 with *res filled. */
+ * SEARCH_PAUSED, else 0 with *res filled. */
 static int search_launching(const struct search_args *a, const struct spec *s, const struct plan *p,
 			    const struct search_space *sp, struct model_search *ms,
 			    struct search_result *res)
 {
 	const char *db = a->db ? a->db : STORE_DEFAULT_PATH;
 	struct search_opts o = a->opts;
+	struct runner_search_how how = { 0 };
 	enum launcher l;
 	unsigned failed = 0;
 	char *prog;
@@ -731,8 +753,17 @@ static int search_launching(const struct search_args *a, const struct spec *s, c
 	if (o.strategy == SEARCH_ADAPTIVE && model_search_prior(a->path, db, s, p, sp, &prior) < 0)
 		return 1;
 	o.prior = prior;
-	rc = runner_search_run(s, p, a->path, db, l, &o, res, &failed);
+	how.max_launches = a->max_launches;
+	how.wait_lock = a->wait_lock;
+	how.tell = 1;
+	rc = runner_search_run(s, p, a->path, db, l, &o, &how, res, &failed);
 	free(prior);
+	if (rc == 2) {
+		printf("search: paused after %llu new launches (--max-launches); the next search "
+		       "of %s into %s resumes it\n",
+		       (unsigned long long)a->max_launches, a->path, db);
+		return SEARCH_PAUSED;
+	}
 	if (rc)
 		return rc == 1 ? 130 : 1;
 	if (failed)
@@ -741,13 +772,22 @@ static int search_launching(const struct search_args *a, const struct spec *s, c
 	return 0;
 }
 
+static void print_result(const struct search_args *a, const struct search_space *sp,
+			 const struct search_result *r, const struct model_search *ms)
+{
+	if (a->json)
+		print_json(sp, r, &a->opts, ms);
+	else
+		print_people(sp, r, &a->opts, ms);
+}
+
 int cmd_search(int argc, char **argv)
 {
-	struct search_args a = { NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, SEARCH_OPTS_INIT };
+	struct search_args a = { .opts = SEARCH_OPTS_INIT };
 	struct spec spec = SPEC_INIT;
 	struct plan plan = PLAN_INIT;
 	struct search_space sp = { 0 };
-	struct search_result res;
+	struct search_result res = { 0 };
 	struct model_search ms = { 0 };
 	int status = parse_args(argc, argv, &a);
 
@@ -761,12 +801,10 @@ int cmd_search(int argc, char **argv)
 		status = search_replay(&a, &sp, &res);
 	else
 		status = search_launching(&a, &spec, &plan, &sp, &ms, &res);
-	if (status)
-		goto out;
-	if (a.json)
-		print_json(&sp, &res, &a.opts, ms.only ? &ms : NULL);
-	else
-		print_people(&sp, &res, &a.opts, ms.only ? &ms : NULL);
+	if (status == SEARCH_PAUSED)
+		status = 0;
+	else if (!status)
+		print_result(&a, &sp, &res, ms.only ? &ms : NULL);
 	search_result_release(&res);
 out:
 	model_search_release(&ms);

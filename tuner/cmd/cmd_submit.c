@@ -1,15 +1,18 @@
 /*
  * tuner/cmd/cmd_submit.c: `sweetspot submit SPEC`, a sweep as Slurm batch jobs.
- * The job script runs `sweetspot run SPEC --db DB` inside the allocation,
- * where run launches with srun; the allocation names exactly the hosts the
- * plan places ranks on. A sweep too long for one allocation is cut into
- * chunks, each a job chained after the previous one with afterany and each
- * resuming where the last stopped (run's resume), so a chunk that hits its
- * time limit loses nothing. Every job id is recorded in the database.
- * With --wait it follows the jobs in order: their state (squeue, then
- * scontrol once they leave the queue, polled with a back-off) and the
- * launch lines their output file gains (tailed), until the last ends.
- * Slurm's queries, the chain and its follow-up are launch/slurm.c's.
+ * The job script runs the adaptive search, `sweetspot search SPEC --db DB`
+ * (or with --strategy grid, `sweetspot run SPEC --db DB`), inside the
+ * allocation, where it launches with srun; the allocation names exactly
+ * the hosts the plan places ranks on. A sweep too long for one allocation
+ * is cut into chunks, each a job chained after the previous one with
+ * afterany and each resuming where the last stopped (the search replays
+ * the launches the database holds and goes on from the first it lacks;
+ * run skips what is recorded), so a chunk that hits its time limit loses
+ * nothing. Every job id is recorded in the database. With --wait it
+ * follows the jobs in order: their state (squeue, then scontrol once they
+ * leave the queue, polled with a back-off) and the progress and decision
+ * lines their output file gains (tailed), until the last ends. Slurm's
+ * queries, the chain and its follow-up are launch/slurm.c's.
  */
 #include "child.h"
 #include "cli.h"
@@ -21,6 +24,7 @@
 #include "recommend.h"
 #include "runlock.h"
 #include "sbatch.h"
+#include "search.h"
 #include "slurm.h"
 #include "spec.h"
 #include "store_write.h"
@@ -28,6 +32,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +40,24 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { OPT_WAIT, OPT_CHUNKS, OPT_HETJOB, OPT_DB, NOPTS };
+enum { OPT_STRATEGY, OPT_BUDGET, OPT_WAIT, OPT_CHUNKS, OPT_HETJOB, OPT_DB, NOPTS };
 
 static const struct cli_option submit_options[NOPTS + 1] = {
+	[OPT_STRATEGY] = { "strategy", 0, "S",
+			   "adaptive (default): the jobs run the budgeted search\n"
+			   "(sweetspot search); grid: every layout `repetitions` times\n"
+			   "(sweetspot run)" },
+	[OPT_BUDGET] = { "budget", 0, "N|P%",
+			 "the search's launches: N, or P% of the grid's (default:\n"
+			 "the spec's budget, else 15%)" },
 	[OPT_WAIT] = { "wait", 0, NULL,
 		       "follow the jobs to their end: state changes, the [k/N]\n"
-		       "launch lines of their output; exit 0 when the last succeeded" },
+		       "launch lines of their output and the decisions as the\n"
+		       "search reaches them; exit 0 when the last succeeded" },
 	[OPT_CHUNKS] = { "chunks", 0, "N",
-			 "cut the sweep into N jobs chained with afterany, each\n"
-			 "resuming where the previous one stopped (default 1)" },
+			 "cut the search (or sweep) into N jobs chained with\n"
+			 "afterany, each resuming where the previous one stopped\n"
+			 "(default 1)" },
 	[OPT_HETJOB] = { "hetjob", 0, NULL,
 			 "a heterogeneous job: host nodes and DPUs as two node\n"
 			 "classes (#SBATCH hetjob); launches then use srun --het-group" },
@@ -55,9 +69,11 @@ static const struct cli_option submit_options[NOPTS + 1] = {
 
 static const struct cli_command submit_cli = {
 	"submit",
-	"SPEC [--wait] [--chunks N] [--hetjob] [--db FILE]",
-	"Submit the sweep as Slurm batch jobs (sbatch --parsable) that run\n"
-	"'sweetspot run SPEC --db FILE' inside their allocation, launching with srun.",
+	"SPEC [--strategy adaptive|grid] [--budget N|P%] [--wait] [--chunks N]\n"
+	"[--hetjob] [--db FILE]",
+	"Submit the search as Slurm batch jobs (sbatch --parsable) that run\n"
+	"'sweetspot search SPEC --db FILE' ('sweetspot run' with --strategy grid)\n"
+	"inside their allocation, launching with srun.",
 	submit_options,
 	"Exit status: 0 submitted (with --wait: and the last job succeeded), 1 failure,\n"
 	"2 bad usage or a bad spec.",
@@ -137,6 +153,10 @@ struct submit_args {
 	const char *db, *spec_path;
 	uint64_t chunks;
 	int wait, het;
+	int grid;	    /* --strategy grid: the jobs run `sweetspot run` */
+	const char *budget; /* --budget as given, passed on to the jobs; NULL: none */
+	unsigned budget_n;  /* and parsed */
+	double budget_frac;
 };
 
 /* CLI_END when the command goes on, else CLI_HELP or CLI_BAD. */
@@ -161,12 +181,37 @@ static int submit_args(int argc, char **argv, struct submit_args *a)
 			if (cli_uint(&c, 1, 10000, &a->chunks))
 				return CLI_BAD;
 			break;
+		case OPT_STRATEGY:
+			if (strcmp(c.arg, "adaptive") && strcmp(c.arg, "grid")) {
+				cli_usage_error(&submit_cli,
+						"--strategy: unknown strategy '%s' (adaptive or "
+						"grid)",
+						c.arg);
+				return CLI_BAD;
+			}
+			a->grid = !strcmp(c.arg, "grid");
+			break;
+		case OPT_BUDGET: {
+			char err[160];
+
+			if (parse_budget(c.arg, &a->budget_n, &a->budget_frac, err, sizeof(err))) {
+				cli_usage_error(&submit_cli, "--budget: %s", err);
+				return CLI_BAD;
+			}
+			a->budget = c.arg;
+			break;
+		}
 		}
 	}
 	if (o != CLI_END)
 		return o;
 	if (cli_operands(&c, 1, 1, "SPEC"))
 		return CLI_BAD;
+	if (a->grid && a->budget) {
+		cli_usage_error(&submit_cli, "--budget is the search's: --strategy grid measures "
+					     "every layout (no --budget with it)");
+		return CLI_BAD;
+	}
 	a->spec_path = c.operands[0];
 	return CLI_END;
 }
@@ -181,12 +226,33 @@ struct submit {
 	char *db_abs, *spec_abs, *self, *jobs_dir, *base;
 	char *nodelist, *host_list, *dpu_list;
 	size_t per_chunk;
+	size_t launches; /* the search's budget, or the grid's launches */
 	uint64_t chunks;
 	long stamp;
 	int job_status;		  /* of the last job, when waited for */
 	struct slurm_chain chain; /* every chunk's job, its id and output file */
 	struct runlock lock;	  /* the run's, while jobs are checked and submitted */
 };
+
+/* The launches the jobs' search may make: its budget, as the search in
+ * the job will take it (the spec's statistics, then --budget). */
+static size_t search_launches(const struct submit *sb)
+{
+	struct search_space sp;
+	struct search_opts o = SEARCH_OPTS_INIT;
+	struct search_problem prob;
+	unsigned b;
+
+	o.budget = sb->a->budget_n;
+	o.budget_frac = sb->a->budget_frac;
+	search_opts_from_spec(&sb->spec, &o);
+	search_space_from_plan(&sb->spec, &sb->plan, &sp);
+	prob = (struct search_problem){ sp.layouts,	sp.nlayouts, sp.groups, sp.ngroups,
+					sp.repetitions, NULL,	     NULL };
+	b = search_budget(&prob, &o);
+	search_space_release(&sp);
+	return b ? b : plan_launches(&sb->plan);
+}
 
 /* Reads the spec and works out the allocation. Returns the exit status:
  * 0 to go on, EXIT_USAGE for bad input, 1 when a folder cannot be made. */
@@ -227,22 +293,27 @@ static int submit_prepare(struct submit *sb)
 	sb->nodelist = strvec_join(&sb->need.hosts, ",");
 	sb->host_list = strvec_join(&sb->need.host_class, ",");
 	sb->dpu_list = strvec_join(&sb->need.dpu_class, ",");
-	launches = plan_launches(&sb->plan);
+	launches = sb->a->grid ? plan_launches(&sb->plan) : search_launches(sb);
+	sb->launches = launches;
 	sb->chunks = sb->a->chunks > launches ? launches : sb->a->chunks;
 	sb->per_chunk = (launches + sb->chunks - 1) / sb->chunks;
 	sb->base = strrchr(sb->spec_abs, '/') + 1;
 	return 0;
 }
 
-/* Chunk k's `sweetspot run` command line. */
+/* Chunk k's `sweetspot search` (or `run`) command line. */
 static void chunk_command(const struct submit *sb, uint64_t k, struct strvec *command)
 {
 	strvec_clear(command);
 	strvec_push(command, sb->self);
-	strvec_push(command, "run");
+	strvec_push(command, sb->a->grid ? "run" : "search");
 	strvec_push(command, sb->spec_abs);
 	strvec_push(command, "--db");
 	strvec_push(command, sb->db_abs);
+	if (sb->a->budget) {
+		strvec_push(command, "--budget");
+		strvec_push(command, sb->a->budget);
+	}
 	/* A job may start while this submit still holds the run's lock. */
 	strvec_push(command, "--wait-lock");
 	/* The last chunk takes whatever is left, even after a lost one. */
@@ -446,10 +517,18 @@ static int report_wait(struct submit *sb)
 	long long got = 0, failed = 0, points = 0, invalid = 0;
 
 	if (store_latest_run(sb->st, sb->spec_abs, &run) == 1 &&
-	    !store_run_counts(sb->st, run.id, &got, &failed, &points, &invalid))
-		printf("run %lld: %lld of %lld launches, %lld failed; %lld points stored, "
-		       "%lld invalid\n",
-		       run.id, got, run.planned_launches, failed, points, invalid);
+	    !store_run_counts(sb->st, run.id, &got, &failed, &points, &invalid)) {
+		if (sb->a->grid)
+			printf("run %lld: %lld of %lld launches, %lld failed; %lld points stored, "
+			       "%lld invalid\n",
+			       run.id, got, run.planned_launches, failed, points, invalid);
+		else
+			printf("run %lld: the search made %lld launches of its budget of %zu (the "
+			       "grid: %lld), %lld failed; %lld points stored, %lld invalid; "
+			       "'sweetspot recommend %s --db %s' shows its decisions\n",
+			       run.id, got, sb->launches, run.planned_launches, failed, points,
+			       invalid, sb->a->spec_path, sb->a->db);
+	}
 	store_run_release(&run);
 	if (sb->job_status < 0)
 		error("job %s: Slurm no longer knows how it ended", slurm_chain_last(&sb->chain));
@@ -477,9 +556,62 @@ static void submit_release(struct submit *sb)
 	spec_release(&sb->spec);
 }
 
+/* Set by the signal handler while --wait follows the jobs. */
+static volatile sig_atomic_t submit_stop;
+
+static void on_signal(int sig)
+{
+	submit_stop = sig;
+}
+
+/* Interrupted while following: the jobs not yet ended are cancelled, so
+ * that nothing runs on that nobody follows. The exit status. */
+static int cancel_rest(struct submit *sb, size_t k)
+{
+	struct strvec done = STRVEC_INIT;
+	char *list;
+
+	slurm_chain_cancel(&sb->chain, k, sb->jobs_dir, &done);
+	list = strvec_join(&done, ", ");
+	error("interrupted: job%s %s cancelled (scancel); what they measured is stored, and "
+	      "submitting again resumes it",
+	      done.nr == 1 ? "" : "s", done.nr ? list : "(none)");
+	free(list);
+	strvec_clear(&done);
+	return 130;
+}
+
+/* --wait: each job of the chain to its end, in order; Ctrl-C or SIGTERM
+ * cancels those left. The exit status so far (0 to report). */
+static int follow(struct submit *sb)
+{
+	struct sigaction sa = { 0 }, old_int, old_term;
+	int status = 0;
+
+	submit_stop = 0;
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sb->chain.stop = &submit_stop;
+	for (size_t k = 0; k < sb->chain.ids.nr; k++) {
+		sb->job_status = slurm_chain_follow(&sb->chain, k, sb->jobs_dir, stdout);
+		if (sb->job_status == SLURM_FOLLOW_STOPPED || submit_stop) {
+			status = cancel_rest(sb, k);
+			break;
+		}
+		if (sb->job_status >= 0)
+			store_job_finished(sb->st, sb->chain.ids.v[k], sb->job_status);
+	}
+	sb->chain.stop = NULL;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return status;
+}
+
 int cmd_submit(int argc, char **argv)
 {
-	struct submit_args a = { STORE_DEFAULT_PATH, NULL, 1, 0, 0 };
+	struct submit_args a = { .db = STORE_DEFAULT_PATH, .chunks = 1 };
 	struct submit sb = { .a = &a,
 			     .spec = SPEC_INIT,
 			     .plan = PLAN_INIT,
@@ -504,11 +636,8 @@ int cmd_submit(int argc, char **argv)
 		printf("note: hosts and DPUs in one allocation (--nodelist %s); --hetjob makes "
 		       "them two node classes\n",
 		       sb.nodelist);
-	for (size_t k = 0; !status && a.wait && k < sb.chain.ids.nr; k++) {
-		sb.job_status = slurm_chain_follow(&sb.chain, k, sb.jobs_dir, stdout);
-		if (sb.job_status >= 0)
-			store_job_finished(sb.st, sb.chain.ids.v[k], sb.job_status);
-	}
+	if (!status && a.wait)
+		status = follow(&sb);
 	if (!status && a.wait)
 		status = report_wait(&sb);
 	submit_release(&sb);

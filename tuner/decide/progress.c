@@ -5,6 +5,7 @@
  */
 #include "progress.h"
 
+#include <stdio.h>
 #include <time.h>
 
 double progress_now(void)
@@ -46,13 +47,26 @@ double progress_eta(const struct progress *p)
 	return (progress_now() - p->start) / (double)p->ran * (double)(p->total - p->done);
 }
 
+void progress_budget(struct progress *p, long launches)
+{
+	p->total = launches;
+	p->reps = 1;
+	p->budget = 1;
+}
+
 static void status_line(struct progress *p, const char *now)
 {
 	char el[32], eta[32];
 
 	fmt_duration(el, sizeof(el), progress_now() - p->start);
 	fmt_duration(eta, sizeof(eta), progress_eta(p));
-	if (p->done > p->total)
+	if (p->budget)
+		fprintf(p->f,
+			"\r\033[K[%ld/%ld launches of the search's budget] %ld points, %ld failed, "
+			"elapsed %s, ETA %s%s%s",
+			p->done, p->total, p->points, p->failed, el, eta, now ? "  " : "",
+			now ? now : "");
+	else if (p->done > p->total)
 		fprintf(p->f,
 			"\r\033[K[%ld/%ld layouts, %ld/%ld launches +%ld racing] %ld points, "
 			"%ld failed, elapsed %s%s%s",
@@ -118,6 +132,35 @@ void progress_done(struct progress *p, const char *layout, int repetition, long 
 		fprintf(p->f, "[%ld/%ld] %s r%d: %s, %ld points in %.1fs (elapsed %s, ETA %s)\n",
 			p->done, p->total, layout, repetition, failure ? failure : "ok", points,
 			seconds, el, eta);
+	fflush(p->f);
+}
+
+void progress_landing(struct progress *p, const char *layout, int repetition, long got, long want,
+		      double seconds)
+{
+	char el[32], now[200];
+
+	fmt_duration(el, sizeof(el), seconds);
+	if (p->tty) {
+		snprintf(now, sizeof(now), "running %s r%d: %ld of %ld points after %s", layout,
+			 repetition, got, want, el);
+		status_line(p, now);
+		return;
+	}
+	fprintf(p->f, "[%ld/%ld] %s r%d: running, %ld of %ld points after %s\n", p->done + 1,
+		p->total, layout, repetition, got, want, el);
+	fflush(p->f);
+}
+
+void progress_note(struct progress *p, const char *line)
+{
+	if (p->tty) {
+		fprintf(p->f, "\r\033[K%s\n", line);
+		p->line_open = 0;
+		status_line(p, NULL);
+		return;
+	}
+	fprintf(p->f, "%s\n", line);
 	fflush(p->f);
 }
 

@@ -23,6 +23,7 @@
 #include "surrogate.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,7 @@ struct state {
 	struct dgroup *dg;
 	size_t ndg;
 	unsigned char *asked; /* ndg x L: decision groups asking for a launch */
+	unsigned char *told;  /* ndg: its verdict was reached (search_opts.reached) */
 	unsigned launches, failed;
 	int budget_hit;
 	unsigned budget;	       /* in effect; 0: none */
@@ -193,6 +195,7 @@ static void build_dgroups(struct state *st)
 	st->xn = xcalloc(kmax, sizeof(*st->xn));
 	st->cost = xcalloc(kmax, sizeof(*st->cost));
 	st->asked = xcalloc(st->ndg * st->L + 1, 1);
+	st->told = xcalloc(st->ndg + 1, 1);
 }
 
 /* The placement's rank in the cost order (search_opts.onload_first), as
@@ -205,11 +208,15 @@ static int placement_rank(const struct search_opts *o, const char *placement)
 	return o->onload_first ? !onload : onload;
 }
 
+static int tell_reached(struct state *st, int quiet);
+static void state_init(struct state *st, const struct search_problem *p,
+		       const struct search_opts *o);
+
 /* One launch: 1 when the budget forbids it, -1 on a measuring failure. */
 static int measure(struct state *st, size_t l)
 {
 	size_t g, d, k;
-	int any = 0;
+	int any = 0, rc;
 
 	if (st->budget && st->launches >= st->budget) {
 		st->budget_hit = 1;
@@ -217,7 +224,8 @@ static int measure(struct state *st, size_t l)
 	}
 	for (g = 0; g < st->G; g++)
 		st->buf[g] = NAN;
-	if (st->p->measure(st->p->ctx, l, st->reps[l], st->buf))
+	rc = st->p->measure(st->p->ctx, l, st->reps[l], st->buf);
+	if (rc < 0)
 		return -1;
 	st->reps[l]++;
 	st->launches++;
@@ -239,7 +247,7 @@ static int measure(struct state *st, size_t l)
 		st->dead[l] = 1;
 		st->failed++;
 	}
-	return 0;
+	return st->o->reached ? tell_reached(st, rc == 1) : 0;
 }
 
 /* Measures every layout flagged in want[], in plan order. */
@@ -918,27 +926,34 @@ static unsigned effective_budget(const struct state *st, unsigned ncoarse)
 	return b > least ? b : least;
 }
 
-static int run_adaptive(struct state *st)
+/* The coarse pass: powers of two of workers, and both ends of every
+ * line, flagged in want[] and asked for by every decision group. The
+ * launches it takes. */
+static unsigned coarse(struct state *st, unsigned char *want)
 {
-	unsigned char *want = xcalloc(st->L ? st->L : 1, 1);
-	size_t ln, i, d;
 	unsigned ncoarse = 0;
-	int r;
 
-	/* Coarse: powers of two of workers, and both ends of every line. */
-	for (ln = 0; ln < st->nlines; ln++)
-		for (i = st->line_start[ln]; i < st->line_start[ln + 1]; i++) {
+	for (size_t ln = 0; ln < st->nlines; ln++)
+		for (size_t i = st->line_start[ln]; i < st->line_start[ln + 1]; i++) {
 			size_t l = st->order[i];
 
 			if (is_pow2u(st->p->layouts[l].workers) || i == st->line_start[ln] ||
 			    i + 1 == st->line_start[ln + 1]) {
 				want[l] = 1;
 				ncoarse += launchable(st, l);
-				for (d = 0; d < st->ndg; d++)
+				for (size_t d = 0; d < st->ndg; d++)
 					st->asked[d * st->L + l] = 1;
 			}
 		}
-	st->budget = effective_budget(st, ncoarse);
+	return ncoarse;
+}
+
+static int run_adaptive(struct state *st)
+{
+	unsigned char *want = xcalloc(st->L ? st->L : 1, 1);
+	int r;
+
+	st->budget = effective_budget(st, coarse(st, want));
 	r = measure_set(st, want);
 	if (!r)
 		r = repeat_leaders(st, want);
@@ -1084,6 +1099,41 @@ static void fill_decision(const struct state *st, size_t d, const struct eval *e
 	}
 }
 
+/* After a launch: every decision group whose verdict is now reached, as
+ * fill_result() would decide it, told to search_opts.reached once; quiet
+ * (the launch was read back: an earlier invocation told it) marks it told
+ * without a word. 0, or -1 when deciding failed. Deciding here changes
+ * nothing the search chooses by: what it reads is recomputed before use. */
+static int tell_reached(struct state *st, int quiet)
+{
+	int fresh = 1;
+
+	for (size_t d = 0; d < st->ndg; d++) {
+		struct search_decision sd = { 0 };
+		struct eval ev;
+
+		if (st->told[d])
+			continue;
+		if (fresh) {
+			update_medians(st);
+			st->sigma_all = pooled_sd(st, NULL, 0);
+			fresh = 0;
+		}
+		if (evaluate(st, d, 1, &ev))
+			return -1;
+		if (ev.d.verdict != DECIDE_UNDECIDED) {
+			st->told[d] = 1;
+			if (!quiet) {
+				fill_decision(st, d, &ev, &sd);
+				st->o->reached(st->o->reached_ctx, &sd);
+				free(sd.indifferent);
+			}
+		}
+		eval_release(&ev);
+	}
+	return 0;
+}
+
 /* best[g]: the decision's choice where its group is g, else group g's own
  * best median (so that callers asking per group still get an answer). */
 static void fill_best(const struct state *st, size_t g, const struct search_decision *sd,
@@ -1151,6 +1201,7 @@ static void state_release(struct state *st)
 	free(st->order);
 	free(st->line_start);
 	free(st->asked);
+	free(st->told);
 	free(st->x);
 	free(st->xn);
 	free(st->cost);
@@ -1160,47 +1211,11 @@ static void state_release(struct state *st)
 int search_run(const struct search_problem *p, const struct search_opts *o,
 	       struct search_result *res)
 {
-	struct state st = { 0 };
-	size_t cells;
+	struct state st;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	st.p = p;
-	st.o = o;
-	st.L = p->nlayouts;
-	st.G = p->ngroups;
-	st.R = o->max_repetitions			? o->max_repetitions :
-	       p->repetitions > SEARCH_DEFAULT_MAX_REPS ? p->repetitions :
-							  SEARCH_DEFAULT_MAX_REPS;
-	if (st.R < p->repetitions)
-		st.R = p->repetitions;
-	if (!st.R)
-		st.R = 1;
-	cells = st.L * st.G;
-	if (!cells)
-		cells = 1;
-	st.reps = xcalloc(st.L ? st.L : 1, sizeof(unsigned));
-	st.dead = xcalloc(st.L ? st.L : 1, 1);
-	st.n = xcalloc(cells, sizeof(unsigned));
-	st.val = xcalloc(cells * st.R, sizeof(double));
-	st.med = xcalloc(cells, sizeof(double));
-	st.buf = xcalloc(st.G ? st.G : 1, sizeof(double));
-	/* Layouts left out are never asked for: as if they could not run,
-	 * without counting as failed. */
-	for (size_t l = 0; o->only && l < st.L; l++)
-		st.dead[l] = !o->only[l];
-	build_lines(&st);
-	build_dgroups(&st);
-	st.feat = xcalloc(st.L ? st.L : 1, sizeof(*st.feat));
-	for (size_t l = 0; l < st.L; l++) {
-		const struct search_layout *ly = &p->layouts[l];
-
-		st.feat[l][0] = log2(ly->workers ? ly->workers : 1);
-		st.feat[l][1] = log2(ly->wpn ? ly->wpn : 1);
-		st.feat[l][2] = !strcmp(ly->placement, "onload");
-		st.feat[l][3] = log2(ly->nodes ? ly->nodes : 1);
-	}
-
+	state_init(&st, p, o);
 	ret = o->strategy == SEARCH_ADAPTIVE ? run_adaptive(&st) : run_grid(&st);
 	if (!ret)
 		ret = fill_result(&st, res);
@@ -1218,6 +1233,90 @@ int search_run(const struct search_problem *p, const struct search_opts *o,
 	}
 	state_release(&st);
 	return ret;
+}
+
+/* The state search_run() begins with: 0 launches, every layout open but
+ * those search_opts.only leaves out. */
+static void state_init(struct state *st, const struct search_problem *p,
+		       const struct search_opts *o)
+{
+	size_t cells;
+
+	memset(st, 0, sizeof(*st));
+	st->p = p;
+	st->o = o;
+	st->L = p->nlayouts;
+	st->G = p->ngroups;
+	st->R = o->max_repetitions			 ? o->max_repetitions :
+		p->repetitions > SEARCH_DEFAULT_MAX_REPS ? p->repetitions :
+							   SEARCH_DEFAULT_MAX_REPS;
+	if (st->R < p->repetitions)
+		st->R = p->repetitions;
+	if (!st->R)
+		st->R = 1;
+	cells = st->L * st->G;
+	if (!cells)
+		cells = 1;
+	st->reps = xcalloc(st->L ? st->L : 1, sizeof(unsigned));
+	st->dead = xcalloc(st->L ? st->L : 1, 1);
+	st->n = xcalloc(cells, sizeof(unsigned));
+	st->val = xcalloc(cells * st->R, sizeof(double));
+	st->med = xcalloc(cells, sizeof(double));
+	st->buf = xcalloc(st->G ? st->G : 1, sizeof(double));
+	/* Layouts left out are never asked for: as if they could not run,
+	 * without counting as failed. */
+	for (size_t l = 0; o->only && l < st->L; l++)
+		st->dead[l] = !o->only[l];
+	build_lines(st);
+	build_dgroups(st);
+	st->feat = xcalloc(st->L ? st->L : 1, sizeof(*st->feat));
+	for (size_t l = 0; l < st->L; l++) {
+		const struct search_layout *ly = &p->layouts[l];
+
+		st->feat[l][0] = log2(ly->workers ? ly->workers : 1);
+		st->feat[l][1] = log2(ly->wpn ? ly->wpn : 1);
+		st->feat[l][2] = !strcmp(ly->placement, "onload");
+		st->feat[l][3] = log2(ly->nodes ? ly->nodes : 1);
+	}
+}
+
+unsigned search_budget(const struct search_problem *p, const struct search_opts *o)
+{
+	struct state st;
+	unsigned char *want;
+	unsigned b;
+
+	state_init(&st, p, o);
+	want = xcalloc(st.L ? st.L : 1, 1);
+	b = effective_budget(&st, o->strategy == SEARCH_ADAPTIVE ? coarse(&st, want) : 0);
+	free(want);
+	state_release(&st);
+	return b;
+}
+
+const char *search_decision_words(const struct search_layout *layouts, const struct point *groups,
+				  const struct search_decision *d, char *buf, size_t len)
+{
+	char sz[32], pt[160], p[32];
+	const struct search_layout *l;
+
+	if (d->choice.layout < 0) {
+		snprintf(buf, len, "%s %s: no valid measurement", d->collective,
+			 format_size(d->bytes, sz, sizeof(sz)));
+		return buf;
+	}
+	l = &layouts[d->choice.layout];
+	if (isfinite(d->p_value))
+		snprintf(p, sizeof(p), "p=%.2g", d->p_value);
+	else
+		snprintf(p, sizeof(p), "no runner-up");
+	snprintf(buf, len, "%s %s%s%s%s%s: %u worker%s (%u WPN, %s) %s, %s (%s), median OE %.1f",
+		 d->collective, format_size(d->bytes, sz, sizeof(sz)), d->dtype ? " " : "",
+		 d->dtype ? d->dtype : "", d->op ? " " : "", d->op ? d->op : "", l->workers,
+		 l->workers == 1 ? "" : "s", l->wpn, l->placement,
+		 point_text(&groups[d->choice.group], POINT_SCHEDULE | POINT_AXES, pt, sizeof(pt)),
+		 decide_verdict_name(d->verdict), p, d->choice_oe);
+	return buf;
 }
 
 void search_result_release(struct search_result *res)

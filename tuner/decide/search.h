@@ -85,8 +85,10 @@ struct search_layout {
 /* Measures layout `layout` at repetition `rep` (0-based: the rep-th time this
  * layout is measured). Fills oe[g] for every group g, with NAN where the
  * point is invalid or missing; a launch that failed leaves every oe[g] NAN
- * and still returns 0. Returns -1 (after error()) only when the search
- * must stop, e.g. the database cannot be written. */
+ * and still returns 0, or 1 when the values are an earlier invocation's
+ * (a search resumed from the store: nothing was launched now). Returns -1
+ * (after error(), or silently when the caller paused the search) only
+ * when the search must stop, e.g. the database cannot be written. */
 typedef int (*search_measure_fn)(void *ctx, size_t layout, unsigned rep, double *oe);
 
 struct search_problem {
@@ -108,6 +110,8 @@ struct search_problem {
 /* SEARCH_MODEL searches as SEARCH_GRID does; the caller restricts the
  * layouts to the model's candidates with search_opts.only (model_run.h). */
 enum search_strategy { SEARCH_ADAPTIVE, SEARCH_GRID, SEARCH_MODEL };
+
+struct search_decision;
 
 struct search_opts {
 	enum search_strategy strategy;
@@ -140,6 +144,14 @@ struct search_opts {
 	/* delta_rel: the fraction of the best that matters besides tolerance
 	 * (decide.h); 0: tolerance alone. */
 	double tolerance_rel;
+	/* Called once per decision group when its verdict is first reached
+	 * (best or tie), after the launch that reached it, decided as the
+	 * result's decisions are; d and its indifference set live for the
+	 * call only. A verdict reached on launches measure() read back (an
+	 * earlier invocation's, which told it then) is not told again.
+	 * NULL: nobody listens (no cost). */
+	void (*reached)(void *ctx, const struct search_decision *d);
+	void *reached_ctx;
 };
 
 /* The adaptive search's default budget, of the grid's launches; launches
@@ -151,9 +163,9 @@ struct search_opts {
 #define SEARCH_FINALISTS   3
 #define SEARCH_EI_STOP	   0.05
 
-#define SEARCH_OPTS_INIT                                                   \
-	{                                                                  \
-		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL, 0 \
+#define SEARCH_OPTS_INIT                                                               \
+	{                                                                              \
+		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL, 0, NULL, NULL \
 	}
 
 struct search_best {
@@ -247,6 +259,16 @@ void search_opts_from_spec(const struct spec *s, struct search_opts *o);
 
 int search_parse_strategy(const char *s, enum search_strategy *out);
 const char *search_strategy_name(enum search_strategy s);
+
+/* The budget in effect for a search of p with o (0: none), as search_run()
+ * will take it: the caller's launches, its fraction of the grid, else
+ * adaptive's default. Measures nothing. */
+unsigned search_budget(const struct search_problem *p, const struct search_opts *o);
+
+/* Decision d in one line of words, into buf: "bcast 4K: 1 worker (1 WPN,
+ * dpu) direct/block, best (p=0.012)". Returns buf. */
+const char *search_decision_words(const struct search_layout *layouts, const struct point *groups,
+				  const struct search_decision *d, char *buf, size_t len);
 
 /* Runs the search. Returns 0 and fills *res (release it), or -1 when a
  * measure call failed (res then holds nothing to release). */

@@ -310,23 +310,57 @@ struct prepared {
 	struct launch_cmd cmd;
 	struct launch_child child;
 	size_t points; /* the launch's records, for points_written() */
+	/* points_landing()'s: where to report, what, since when, how many
+	 * points were reported last. */
+	struct progress *prog;
+	const char *layout;
+	unsigned rep;
+	double start;
+	size_t seen;
 };
 
 /* launch_child's work_done: the kernel has written every record of the
  * launch (whole lines; it closes its output before MPI_Finalize). */
+static size_t points_lines(const char *path, size_t most);
+
 static int points_written(void *arg)
 {
 	const struct prepared *pp = arg;
-	FILE *f = fopen(pp->points_path, "r");
+
+	return points_lines(pp->points_path, pp->points) >= pp->points;
+}
+
+/* Whole lines of a points file, up to most. */
+static size_t points_lines(const char *path, size_t most)
+{
+	FILE *f = fopen(path, "r");
 	size_t lines = 0;
 	int ch;
 
 	if (!f)
 		return 0;
-	while (lines < pp->points && (ch = getc(f)) != EOF)
+	while (lines < most && (ch = getc(f)) != EOF)
 		lines += ch == '\n';
 	fclose(f);
-	return lines >= pp->points;
+	return lines;
+}
+
+/* launch_child's tick: a launch running longer than PROGRESS_LANDING_S
+ * reports its points as they land, so a long one is seen to progress. */
+static void points_landing(void *arg)
+{
+	struct prepared *pp = arg;
+	double t = progress_now() - pp->start;
+	size_t got;
+
+	if (t < PROGRESS_LANDING_S)
+		return;
+	got = points_lines(pp->points_path, pp->points);
+	if (got > pp->seen) {
+		pp->seen = got;
+		progress_landing(pp->prog, pp->layout, (int)pp->rep, (long)got, (long)pp->points,
+				 t);
+	}
 }
 
 static void prepared_release(struct prepared *pp)
@@ -382,11 +416,10 @@ static int prepare(const struct runner *r, const struct runner_job *job, const c
 	pp->child.timeout_s = r->spec->time_limit;
 	/* An srun that outlives its step, every point written, is ended
 	 * (launch_child.work_done: a Slurm bug, not the kernel's). */
-	if (r->launcher == LAUNCHER_SRUN && job->points) {
-		pp->points = job->points;
+	pp->points = job->points;
+	pp->child.work_arg = pp;
+	if (r->launcher == LAUNCHER_SRUN && job->points)
 		pp->child.work_done = points_written;
-		pp->child.work_arg = pp;
-	}
 	return 0;
 }
 
@@ -574,6 +607,14 @@ static int execute(struct runner *r, const struct runner_job *job, unsigned rep,
 	memset(oc, 0, sizeof(*oc));
 	/* An attempt's leftovers must not pass for this one's records. */
 	unlink(pp->points_path);
+	if (r->progress_out && pp->points) {
+		pp->prog = &r->prog;
+		pp->layout = job->row.id;
+		pp->rep = rep;
+		pp->start = progress_now();
+		pp->seen = 0;
+		pp->child.tick = points_landing;
+	}
 	launch_spawn(&pp->child, &res);
 	finished = timestamp_now_iso();
 	if (res.interrupted)
@@ -852,8 +893,10 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		store_points_free(oc.pts, oc.npoints);
 		return error("interrupted: the launches finished so far are stored");
 	}
-	if (rc == 2)
-		return error("--max-launches reached");
+	if (rc == 2) {
+		rs->paused = 1; /* not an error: the next invocation resumes */
+		return -1;
+	}
 	if (rc < 0)
 		return -1;
 	rs->failed += !oc.ok;
@@ -872,17 +915,31 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 		}
 	}
 	store_points_free(oc.pts, oc.npoints);
-	return 0;
+	return oc.skipped;
+}
+
+/* search_opts.reached: the decision, in a line on the progress's stream. */
+static void tell_reached(void *ctx, const struct search_decision *d)
+{
+	struct runner_search *rs = ctx;
+	char words[512], *line;
+
+	search_decision_words(rs->sp->layouts, rs->sp->groups, d, words, sizeof(words));
+	line = xasprintf("search: reached after %ld launches: %s", rs->runner->prog.done, words);
+	progress_note(&rs->runner->prog, line);
+	free(line);
 }
 
 int runner_search_run(const struct spec *s, const struct plan *p, const char *spec_path,
 		      const char *db, enum launcher l, const struct search_opts *o,
-		      struct search_result *res, unsigned *failed)
+		      const struct runner_search_how *how, struct search_result *res,
+		      unsigned *failed)
 {
 	struct runner r = RUNNER_INIT;
 	struct search_space sp;
-	struct runner_search rs = { &r, &sp, NULL, 0 };
+	struct runner_search rs = { &r, &sp, NULL, 0, 0 };
 	struct search_problem prob;
+	struct search_opts so = *o;
 	struct store *st = NULL;
 	int ret = -1;
 
@@ -894,12 +951,29 @@ int runner_search_run(const struct spec *s, const struct plan *p, const char *sp
 	runner_init(&r, s, l);
 	r.progress_out = stderr;
 	r.read_back = 1;
+	if (how) {
+		r.max_launches = how->max_launches;
+		r.wait_lock = how->wait_lock;
+		if (how->tell) {
+			so.reached = tell_reached;
+			so.reached_ctx = &rs;
+		}
+	}
 	if (store_open(db, STORE_CREATE, &st) ||
 	    runner_open(&r, st, spec_path, db, 0, (long long)plan_launches(p),
 			(long long)plan_measurements(p), (long)p->nlayouts, (long)p->repetitions))
 		goto out;
+	/* The progress counts the launches the search may make, not the grid. */
+	if (search_budget(&prob, &so)) {
+		unsigned b = search_budget(&prob, &so);
+
+		progress_budget(&r.prog, (long)b);
+		fprintf(stderr, "search: a budget of %u launches, %.0f%% of the grid's %lld\n", b,
+			plan_launches(p) ? 100.0 * b / (double)plan_launches(p) : 0.0,
+			(long long)plan_launches(p));
+	}
 	runner_signals_install(&r);
-	ret = search_run(&prob, o, res);
+	ret = search_run(&prob, &so, res);
 	runner_signals_restore(&r);
 	if (runner_finish(&r, NULL, NULL, NULL, NULL) && !ret) {
 		search_result_release(res);
@@ -907,6 +981,8 @@ int runner_search_run(const struct spec *s, const struct plan *p, const char *sp
 	}
 	if (ret && r.interrupted)
 		ret = 1;
+	else if (ret && rs.paused)
+		ret = 2;
 	*failed = rs.failed;
 out:
 	runner_release(&r);

@@ -157,17 +157,34 @@ struct runner_search {
 	const struct search_space *sp;
 	const struct runner_job *jobs; /* one per search layout, same order */
 	unsigned failed;	       /* launches that failed (recorded as such) */
+	int paused;		       /* max_launches reached: the next invocation resumes */
 };
 
-/* A search_measure_fn (search.h). */
+/* A search_measure_fn (search.h): 1 for a launch read back from the store. */
 int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe);
 
+/* How a search through the engine runs beyond the search's own options. */
+struct runner_search_how {
+	unsigned long long max_launches; /* new launches of this invocation; 0: no
+					  * limit. Reached: paused, and the next
+					  * invocation resumes the same search */
+	int wait_lock;			 /* another writer of the run: wait for it */
+	int tell;			 /* each decision as it is reached, a line
+					  * "search: reached ..." on the progress's stream */
+};
+
 /* The search over the plan of s with real launches into the run of
- * spec_path in db (created when missing), with launcher l. Returns 0 with
+ * spec_path in db (created when missing), with launcher l; how may be
+ * NULL. The search is deterministic given its values, so an invocation
+ * after another resumes it: the launches the run holds are read back in
+ * the order the search asks for them, and the first it lacks is launched.
+ * The progress counts the search's budget when it has one. Returns 0 with
  * *res filled (release it) and *failed the launches that failed, 1 when
- * interrupted, -1 after error(). */
+ * interrupted, 2 when paused at how->max_launches (nothing to release),
+ * -1 after error(). */
 int runner_search_run(const struct spec *s, const struct plan *p, const char *spec_path,
 		      const char *db, enum launcher l, const struct search_opts *o,
-		      struct search_result *res, unsigned *failed);
+		      const struct runner_search_how *how, struct search_result *res,
+		      unsigned *failed);
 
 #endif

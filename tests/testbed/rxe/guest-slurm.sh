@@ -5,7 +5,7 @@
 # inside the guest (tests/testbed/slurm-cluster.sh with
 # SWEETSPOT_SLURM_NODES=1: munged, slurmctld, slurmd for the emulated
 # nodes n1 and n1-bf, mpi/pmix, TmpFS, the TaskProlog), then
-# `sweetspot submit --wait` sends the sweep of
+# `sweetspot submit --strategy grid --wait` sends the sweep of
 # tests/data/specs/verbs-slurm.cfg (transport verbs, launcher srun) as an
 # sbatch job whose launches are `srun --mpi=pmix` of the kernels, host
 # ranks on n1 and workers on n1-bf, their data over rxe0. Then the results
@@ -86,8 +86,8 @@ pkts_before=$(pkts)
 # --wait backs off up to 32 times its first polling interval while nothing
 # changes (a launch of ~40 s here): 0.1 s keeps its longest wait at 3.2 s,
 # so it sees the job end (with 1 s it polled 30 s apart and lost it).
-exits_with 0 "sweetspot submit --wait: the job ran the sweep and succeeded" \
-	t "$LIMIT" env SWEETSPOT_POLL_S=0.1 sweetspot submit "$SPEC" --wait --db "$DB"
+exits_with 0 "sweetspot submit --strategy grid --wait: the job ran the sweep and succeeded" \
+	t "$LIMIT" env SWEETSPOT_POLL_S=0.1 sweetspot submit "$SPEC" --strategy grid --wait --db "$DB"
 pkts_during=$(($(pkts) - pkts_before))
 cp "$TMP/out" "$OUT/submit.out" 2>/dev/null
 took "submit --wait returned"
