@@ -5,9 +5,9 @@
 # max_repetitions), recommend, baseline, export and verify of the rules on
 # the collective loop. Prints, per run: its wall time, the median over
 # questions of the pooled per-launch noise (sd of log OE) with its range,
-# the verdicts (best, tie, undecided), the A/A (with one worker, block and
-# cyclic are one schedule: the pair is separated when exactly one of them
-# is in the set of those not shown worse), and verify's figures decided (a
+# the verdicts (best, tie, undecided), the A/A (where block and cyclic give
+# every host the same worker they are one schedule, decided alone before
+# they are decided as one: never to be told apart), and verify's figures decided (a
 # difference, or an equivalence within its zone). Then, over the runs, the
 # questions whose answer agrees in at least two runs (a configuration in
 # the decided set of two of them: the choice where best, the set where tie).
@@ -26,7 +26,7 @@ command -v sqlite3 >/dev/null || { echo "demo.sh: sqlite3 (the CLI) is needed" >
 # the decided set (choice where best, the indifference set where tie, empty
 # where undecided) and the set not shown worse.
 sqlite3 "$TMP/q.db" "CREATE TABLE q(run INT, question TEXT, verdict TEXT, noise REAL,
-	decided TEXT, notworse TEXT); CREATE TABLE r(run INT, secs INT, verify_decided INT,
+	decided TEXT, twins INT, aa INT); CREATE TABLE r(run INT, secs INT, verify_decided INT,
 	verify_figures INT);"
 
 i=1
@@ -59,7 +59,7 @@ while [ "$i" -le "$RUNS" ]; do
 					json_extract(r.value, '$.assignment')
 				WHEN 'tie' THEN json_extract(s.value, '$.indifferent')
 				ELSE '' END,
-			json_extract(s.value, '$.indifferent')
+			json_extract(s.value, '$.twins'), json_extract(s.value, '$.aa_separated')
 		FROM json_each(readfile('$d/rec.json'), '$.recommendations') r,
 			json_each(r.value, '$.sizes') s;"
 	i=$((i + 1))
@@ -67,21 +67,11 @@ done
 
 echo "# demo.sh: $RUNS runs of the main job on this machine ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 sed -n 's/^chose: /# the spec init chose: /p' "$TMP/run1/init.out"
-# Per run. The A/A: for each question and algorithm, the one-worker
-# layout's block and cyclic; separated when exactly one is not shown worse.
+# Per run. The A/A: recommend decides every pair of twins (block and
+# cyclic where they give every host the same worker) alone before it
+# decides them as one; a pair told apart is counted.
 sqlite3 -separator ' ' "$TMP/q.db" "
-WITH RECURSIVE split(run, question, item, rest) AS (
-	SELECT run, question, '', notworse || '; ' FROM q
-	UNION ALL SELECT run, question, substr(rest, 1, instr(rest, '; ') - 1),
-		substr(rest, instr(rest, '; ') + 2) FROM split WHERE rest <> ''),
-nw AS (SELECT run, question, item FROM split WHERE item <> ''),
-aa AS (SELECT n.run, n.question, n.item FROM nw n
-	WHERE n.item LIKE '%-w1-wpn1-% block' AND NOT EXISTS (SELECT 1 FROM nw m WHERE m.run = n.run
-		AND m.question = n.question AND m.item = replace(n.item, ' block', ' cyclic'))
-	UNION ALL SELECT n.run, n.question, n.item FROM nw n
-	WHERE n.item LIKE '%-w1-wpn1-% cyclic' AND NOT EXISTS (SELECT 1 FROM nw m WHERE m.run = n.run
-		AND m.question = n.question AND m.item = replace(n.item, ' cyclic', ' block'))),
-ranked AS (SELECT run, noise, row_number() OVER (PARTITION BY run ORDER BY noise) AS k,
+WITH ranked AS (SELECT run, noise, row_number() OVER (PARTITION BY run ORDER BY noise) AS k,
 	count(*) OVER (PARTITION BY run) AS n FROM q WHERE noise IS NOT NULL)
 SELECT 'run', r.run, ':', r.secs, 's;',
 	'noise median', printf('%.1f%%', 100 * (SELECT avg(noise) FROM ranked x WHERE x.run = r.run
@@ -92,7 +82,8 @@ SELECT 'run', r.run, ':', r.secs, 's;',
 	(SELECT count(*) FROM q WHERE q.run = r.run AND verdict = 'tie'), 'tie',
 	(SELECT count(*) FROM q WHERE q.run = r.run AND verdict NOT IN ('best', 'tie')), 'undecided',
 	'of', (SELECT count(*) FROM q WHERE q.run = r.run), '(target >= 2/3 best or tie);',
-	'A/A separated', (SELECT count(*) FROM aa WHERE aa.run = r.run), '(target 0);',
+	'A/A: twins told apart', (SELECT total(aa) FROM q WHERE q.run = r.run), 'of',
+	(SELECT total(twins) FROM q WHERE q.run = r.run), 'pairs (target 0);',
 	'verify decided', r.verify_decided, 'of', r.verify_figures, '(target >= 2/3)'
 FROM r ORDER BY r.run;"
 # Across runs: a question agrees when one configuration is in the decided

@@ -88,8 +88,8 @@ static void ceiling_tie_excluded(void)
 	   o ? o->choice.median : NAN);
 	verdicts_release(&v);
 
-	/* The same schedule twice (one worker: block and cyclic are one):
-	 * equal within the zone, a tie, the first seen taken. */
+	/* Two configurations equal within the zone (hosts not given: not
+	 * known to be one schedule): a tie, the first seen taken. */
 	n = 0;
 	for (int i = 0; i < 6; i++) {
 		p[n++] = med("w1", 1, "block", 10, 12.5 * wob[i], 1);
@@ -128,6 +128,51 @@ static void ceiling_tie_excluded(void)
 	verdicts_release(&v);
 }
 
+/* One worker serves every host under block and cyclic alike: one
+ * schedule, decided as one configuration, a sample per launch; a machine
+ * that drifts from launch to launch moves both of a launch alike. */
+static void twins(void)
+{
+	static const double drift[8] = { 1.00, 1.06, 0.95, 1.03, 0.97, 1.08, 0.93, 1.01 };
+	struct verdict_params vp = VERDICT_PARAMS_INIT;
+	struct store_point p[32];
+	struct offload_verdict *o;
+	struct verdicts v;
+	size_t n = 0;
+
+	for (int i = 0; i < 8; i++) {
+		double w1 = 12.5 * drift[i], w2 = 11.0 * drift[(i + 3) % 8];
+
+		p[n] = med("w1", 1, "block", 10, w1, 1);
+		p[n].hosts = 4;
+		p[n++].launch = i;
+		p[n] = med("w1", 1, "cyclic", 10, w1 * (i % 2 ? 1.004 : 0.996), 1);
+		p[n].hosts = 4;
+		p[n++].launch = i;
+		p[n] = med("w2", 2, "block", 10, w2, 1);
+		p[n].hosts = 4;
+		p[n++].launch = 8 + i;
+	}
+	o = one(p, n, &vp, &v);
+	ok(o && o->twins == 1 && o->twins_separated == 0,
+	   "block and cyclic at one worker: one pair of twins, not told apart (%zu, %zu)",
+	   o ? o->twins : 0, o ? o->twins_separated : 0);
+	ok(o && o->choice.launches == 8,
+	   "decided as one configuration of 8 launches, a sample each (%u)",
+	   o ? o->choice.launches : 0);
+	ok(o && o->verdict == DECIDE_BEST && !strcmp(o->choice.layout, "w2"),
+	   "2 workers, 12%% faster, best against the merged pair (%s)",
+	   o ? decide_verdict_name(o->verdict) : "no group");
+	verdicts_release(&v);
+	/* 2 workers for 4 hosts: block and cyclic differ; no twins. */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(p[i].layout, "w1"))
+			p[i].workers = 2;
+	o = one(p, n, &vp, &v);
+	ok(o && o->twins == 0, "2 workers, 4 hosts: block and cyclic are two schedules");
+	verdicts_release(&v);
+}
+
 int main(void)
 {
 	/* dpu w1: 10 steady launches with 3 wild ones; onload w2: steady, lower. */
@@ -138,8 +183,9 @@ int main(void)
 	struct verdicts v;
 	size_t n = 0;
 
-	plan(18);
+	plan(22);
 	ceiling_tie_excluded();
+	twins();
 	for (int i = 0; i < 10; i++)
 		p[n++] = pt("n1-w1-dpu", "dpu", 1, 1, dpu[i], 10);
 	for (int i = 0; i < 10; i++)

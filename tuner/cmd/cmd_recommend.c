@@ -272,6 +272,8 @@ static json_t *size_json(const struct offload_choice *c)
 	json_object_set_new(j, "outliers", json_integer(c->outliers));
 	json_object_set_new(j, "unstable", json_boolean(c->unstable));
 	json_object_set_new(j, "excluded", json_integer(c->excluded));
+	json_object_set_new(j, "twins", json_integer(c->twins));
+	json_object_set_new(j, "aa_separated", json_integer(c->twins_separated));
 	json_object_set_new(j, "gain",
 			    json_pack("[o, o, o]", round_or_null(c->gain, 1),
 				      round_or_null(c->gain_lo, 1), round_or_null(c->gain_hi, 1)));
@@ -396,6 +398,17 @@ static void size_print(const struct offload_choice *c)
 	       c->oe > 100 ? ": oe_measured caps it at 100.0" : "", c->leader_oe, c->ci_lo,
 	       c->ci_hi, c->ci_exact ? "" : " (too few launches for 95%: min..max)");
 	verdict_print(c);
+	if (c->twin_of_choice)
+		printf("    one schedule: %s and %s give every host the same worker here, decided "
+		       "as "
+		       "one configuration (a sample per launch, the geometric mean of the two)\n",
+		       c->key.assignment, c->twin_of_choice);
+	if (c->twins)
+		printf("    A/A: %u pair%s of such twins, each decided alone first: %s\n", c->twins,
+		       c->twins == 1 ? "" : "s",
+		       c->twins_separated ? "told apart, which one schedule never should be: look "
+					    "at the machine before trusting this" :
+					    "none told apart");
 	if (c->excluded)
 		printf("    not compared: %u configuration%s with every launch left out (compute "
 		       "not "

@@ -185,6 +185,9 @@ static void offload_from_verdict(const struct offload_verdict *v, struct offload
 	c->gain_hi = v->gain_hi;
 	c->placement_cmp = v->placement;
 	c->excluded = (unsigned)v->excluded;
+	c->twins = (unsigned)v->twins;
+	c->twins_separated = (unsigned)v->twins_separated;
+	c->twin_of_choice = v->twin_of_choice ? xstrdup(v->twin_of_choice) : NULL;
 	c->excluded_first = v->excluded ? describe(&v->excluded_first) : NULL;
 	if (v->placement.have) {
 		c->placement_cmp.dpu.layout = c->placement_cmp.onload.layout = NULL;
@@ -446,6 +449,7 @@ void decisions_release(struct decisions *d)
 		free(c->leader);
 		free(c->indifferent);
 		free(c->excluded_first);
+		free(c->twin_of_choice);
 		free(c->dpu_best);
 		free(c->onload_best);
 	}

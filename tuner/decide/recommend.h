@@ -51,7 +51,9 @@ struct offload_choice {
 		placement_cmp;	      /* DPU against onload (its configs' layout names cleared) */
 	char *dpu_best, *onload_best; /* when placement_cmp.have */
 	unsigned excluded;	      /* configurations whose every launch was left out */
-	char *excluded_first;	      /* the first of them, described; NULL when none */
+	unsigned twins, twins_separated; /* pairs decided as one schedule; A/A told apart */
+	char *twin_of_choice;		 /* the choice's twin's assignment; NULL when none */
+	char *excluded_first;		 /* the first of them, described; NULL when none */
 };
 
 /* The fastest Open MPI algorithm for one collective, size of communicator

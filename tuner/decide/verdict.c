@@ -6,6 +6,7 @@
  */
 #include "verdict.h"
 
+#include "assign.h"
 #include "colls.h"
 #include "store.h"
 #include "xalloc.h"
@@ -18,7 +19,13 @@
 struct cfg {
 	const struct store_point *p; /* its first point: layout and names */
 	double *oe, *gain, *total, *ref, *compute;
+	long long *launch; /* each sample's launch */
 	size_t n, alloc;
+	/* Its twin: the same schedule under another assignment, merged into
+	 * it (twin_of >= 0: this one was, into that one, and takes no part). */
+	const struct store_point *twin;
+	long twin_of;
+	int aa_separated;
 	int order; /* first seen: the algorithm/assignment tiebreak */
 };
 
@@ -60,6 +67,9 @@ static void cfg_add(struct cfg *c, const struct store_point *p, double sample)
 	     is_mpi(p) && p->total_us_median > 0 ? p->total_us_median : p->total_us);
 	push(&c->ref, n, c->alloc, p->ref_us);
 	push(&c->compute, n, c->alloc, p->compute_us);
+	if (n + 1 > c->alloc)
+		c->launch = xrealloc(c->launch, 2 * (n + 1) * sizeof(*c->launch));
+	c->launch[n] = p->launch;
 	if (n + 1 > c->alloc)
 		c->alloc = 2 * (n + 1);
 	c->n++;
@@ -107,6 +117,7 @@ static struct cfg *cfg_get(struct grp *g, const struct store_point *p)
 	memset(&g->c[g->n], 0, sizeof(g->c[g->n]));
 	g->c[g->n].p = p;
 	g->c[g->n].order = (int)g->n;
+	g->c[g->n].twin_of = -1;
 	return &g->c[g->n++];
 }
 
@@ -121,6 +132,7 @@ static void grps_release(struct grps *gs)
 			free(c->total);
 			free(c->ref);
 			free(c->compute);
+			free(c->launch);
 		}
 		free(gs->g[i].c);
 	}
@@ -289,6 +301,99 @@ static void excluded_of(const struct grp *g, const struct grp *exc, struct offlo
 	}
 }
 
+/* Whether a and b are one schedule measured twice: the same layout and
+ * point but the assignment, block and cyclic, giving every host the same
+ * worker (one worker; or as many workers as hosts, one host each). */
+static int twins(const struct cfg *a, const struct cfg *b)
+{
+	const struct store_point *p = a->p, *q = b->p;
+	struct point k = q->key;
+	int H = p->hosts, W = p->workers, same = 1, *o1, *o2;
+	enum asg x, y;
+
+	if (strcmp(str_or_empty(p->layout), str_or_empty(q->layout)) || H < 1 || W < 1 ||
+	    H != q->hosts || W != q->workers || !p->key.assignment || !q->key.assignment)
+		return 0;
+	k.assignment = p->key.assignment;
+	if (point_cmp_config(&p->key, &k) || !strcmp(p->key.assignment, q->key.assignment))
+		return 0;
+	x = !strcmp(p->key.assignment, "block")	 ? ASG_BLOCK :
+	    !strcmp(p->key.assignment, "cyclic") ? ASG_CYCLIC :
+						   ASG_N;
+	y = !strcmp(q->key.assignment, "block")	 ? ASG_BLOCK :
+	    !strcmp(q->key.assignment, "cyclic") ? ASG_CYCLIC :
+						   ASG_N;
+	if (x == ASG_N || y == ASG_N)
+		return 0;
+	o1 = xcalloc((size_t)H, sizeof(int));
+	o2 = xcalloc((size_t)H, sizeof(int));
+	if (assign_hosts(x, H, W, NULL, NULL, o1) || assign_hosts(y, H, W, NULL, NULL, o2))
+		same = 0;
+	for (int h = 0; same && h < H; h++)
+		same = o1[h] == o2[h];
+	free(o1);
+	free(o2);
+	return same;
+}
+
+/* Twins of g (twins()) become one configuration: one sample per launch,
+ * the geometric mean of the two measured in that launch (the launch, not
+ * the measurement, is what repeats: the two of a launch share its
+ * machine). Before, the pair is decided alone, as any two configurations
+ * are: one schedule, it must never be told apart (the A/A), and
+ * aa_separated says when it was. */
+static void merge_twins(struct grp *g, const struct verdict_params *vp)
+{
+	struct decide_params dp = { vp->alpha, vp->delta_oe,	0.95, 0,
+				    1,	       DECIDE_SCREEN_Z, -1,   vp->delta_rel };
+
+	for (size_t i = 0; i < g->n; i++)
+		for (size_t j = i + 1; j < g->n; j++) {
+			struct cfg *a = &g->c[i], *b = &g->c[j];
+			const double *x[2] = { a->oe, b->oe };
+			size_t n[2] = { a->n, b->n }, na = a->n;
+			struct decide_cost cost[2] = { { 0, 0, 0, 0 }, { 0, 0, 0, 1 } };
+			struct decision dc;
+
+			if (a->twin_of >= 0 || b->twin_of >= 0 || a->twin || !a->n || !b->n ||
+			    !twins(a, b))
+				continue;
+			if (!decide(x, n, 2, cost, &dp, &dc)) {
+				a->aa_separated = dc.status[0] == STATS_WORSE ||
+						  dc.status[1] == STATS_WORSE;
+				decision_release(&dc);
+			}
+			for (size_t s = 0; s < b->n; s++) {
+				size_t t = 0;
+
+				while (t < na && a->launch[t] != b->launch[s])
+					t++;
+				if (t == na) {
+					push(&a->oe, a->n, a->alloc, b->oe[s]);
+					push(&a->gain, a->n, a->alloc, b->gain[s]);
+					push(&a->total, a->n, a->alloc, b->total[s]);
+					push(&a->ref, a->n, a->alloc, b->ref[s]);
+					push(&a->compute, a->n, a->alloc, b->compute[s]);
+					if (a->n + 1 > a->alloc) {
+						a->launch = xrealloc(a->launch,
+								     2 * (a->n + 1) *
+									     sizeof(*a->launch));
+						a->alloc = 2 * (a->n + 1);
+					}
+					a->launch[a->n++] = b->launch[s];
+					continue;
+				}
+				a->oe[t] = sqrt(a->oe[t] * b->oe[s]);
+				a->gain[t] = sqrt(a->gain[t] * b->gain[s]);
+				a->total[t] = (a->total[t] + b->total[s]) / 2;
+				a->ref[t] = (a->ref[t] + b->ref[s]) / 2;
+				a->compute[t] = (a->compute[t] + b->compute[s]) / 2;
+			}
+			a->twin = b->p;
+			b->twin_of = (long)i;
+		}
+}
+
 static int decide_offload(const struct grp *g, const struct grp *exc,
 			  const struct verdict_params *vp, struct offload_verdict *v)
 {
@@ -302,11 +407,16 @@ static int decide_offload(const struct grp *g, const struct grp *exc,
 
 	for (size_t i = 0; i < g->n; i++) {
 		x[i] = g->c[i].oe;
-		n[i] = g->c[i].n;
+		n[i] = g->c[i].twin_of >= 0 ? 0 : g->c[i].n;
 		cost[i] = cost_of(&g->c[i], vp);
+		if (g->c[i].twin) {
+			v->twins++;
+			v->twins_separated += (size_t)g->c[i].aa_separated;
+		}
 	}
 	if (decide(x, n, g->n, cost, &dp, &dc) || dc.choice < 0)
 		goto out;
+	v->twin_of_choice = g->c[dc.choice].twin ? g->c[dc.choice].twin->key.assignment : NULL;
 	v->collective = g->collective;
 	v->bytes = g->bytes;
 	v->dtype = g->dtype;
@@ -456,6 +566,7 @@ int verdicts_from_points(const struct store_point *pts, size_t n, const struct v
 		for (size_t j = 0; j < exc.n && !x; j++)
 			if (!cmp_grp(&exc.g[j], &off.g[i]))
 				x = &exc.g[j];
+		merge_twins(&off.g[i], vp);
 		if (!(ret = decide_offload(&off.g[i], x, vp, &v->off[v->noff])))
 			v->noff++;
 	}

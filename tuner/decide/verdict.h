@@ -93,6 +93,14 @@ struct offload_verdict {
 	 * verdict is undecided, whatever the others show; the first of them. */
 	size_t excluded;
 	struct verdict_config excluded_first;
+	/* Twins: two assignments that give every host the same worker here
+	 * (block and cyclic at one worker, or one host per worker) are one
+	 * schedule, decided as one configuration (a sample per launch, the
+	 * geometric mean of the two); twins_separated counts the pairs the
+	 * statistics told apart when decided alone (an A/A: should be none).
+	 * twin_of_choice: the choice's twin's assignment, NULL when none. */
+	size_t twins, twins_separated;
+	const char *twin_of_choice;
 };
 
 struct mpi_verdict {
