@@ -58,6 +58,7 @@ struct state {
 	double *val;	     /* L x G x R: the values, launch by launch */
 	double *med;	     /* L x G: median; NAN without values */
 	double *buf;	     /* G: one launch's values */
+	long *twin;	     /* L x G: the group a twin merges into; -1 none (NULL: off) */
 	size_t *order;	     /* layouts sorted by line, then workers */
 	size_t *line_start;  /* nlines + 1 offsets into order */
 	size_t nlines;
@@ -78,11 +79,32 @@ struct state {
 
 #define AT(st, l, g) ((l) * (st)->G + (g))
 
+/* The twins of every layout (search_opts.merge_twins): twin[l, g] = the
+ * first group that g is one schedule with at layout l, or -1. */
+static void find_twins(struct state *st)
+{
+	st->twin = xcalloc(st->L * st->G + 1, sizeof(long));
+	for (size_t l = 0; l < st->L; l++) {
+		const struct search_layout *ly = &st->p->layouts[l];
+		int hosts = (int)(ly->nodes * ly->ppn), workers = (int)ly->workers;
+
+		for (size_t g = 0; g < st->G; g++) {
+			st->twin[AT(st, l, g)] = -1;
+			for (size_t h = 0; h < g && st->twin[AT(st, l, g)] < 0; h++)
+				if (st->twin[AT(st, l, h)] < 0 &&
+				    point_same_schedule(&st->p->groups[h], &st->p->groups[g], hosts,
+							workers))
+					st->twin[AT(st, l, g)] = (long)h;
+		}
+	}
+}
+
 void search_opts_from_spec(const struct spec *s, struct search_opts *o)
 {
 	o->alpha = s->alpha;
 	o->tolerance = s->delta_oe;
 	o->tolerance_rel = s->delta_rel;
+	o->merge_twins = 1;
 	o->max_repetitions = s->max_repetitions;
 	o->onload_first = !s->dpu_first;
 	if (!o->budget && !(o->budget_frac > 0)) {
@@ -234,6 +256,15 @@ static int measure(struct state *st, size_t l)
 			st->dg[d].launches++;
 			st->asked[d * st->L + l] = 0;
 		}
+	for (g = 0; st->twin && g < st->G; g++) {
+		long into = st->twin[AT(st, l, g)];
+
+		if (into < 0 || !isfinite(st->buf[g]))
+			continue;
+		st->buf[into] = isfinite(st->buf[into]) ? sqrt(st->buf[into] * st->buf[g]) :
+							  st->buf[g];
+		st->buf[g] = NAN;
+	}
 	for (g = 0; g < st->G; g++) {
 		k = AT(st, l, g);
 		if (!isfinite(st->buf[g]))
@@ -1198,6 +1229,7 @@ static void state_release(struct state *st)
 	free(st->val);
 	free(st->med);
 	free(st->buf);
+	free(st->twin);
 	free(st->order);
 	free(st->line_start);
 	free(st->asked);
@@ -1263,6 +1295,8 @@ static void state_init(struct state *st, const struct search_problem *p,
 	st->val = xcalloc(cells * st->R, sizeof(double));
 	st->med = xcalloc(cells, sizeof(double));
 	st->buf = xcalloc(st->G ? st->G : 1, sizeof(double));
+	if (o->merge_twins)
+		find_twins(st);
 	/* Layouts left out are never asked for: as if they could not run,
 	 * without counting as failed. */
 	for (size_t l = 0; o->only && l < st->L; l++)

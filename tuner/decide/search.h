@@ -152,6 +152,12 @@ struct search_opts {
 	 * NULL: nobody listens (no cost). */
 	void (*reached)(void *ctx, const struct search_decision *d);
 	void *reached_ctx;
+	/* Twins (point_same_schedule() at a layout: block and cyclic giving
+	 * every host the same worker) decided as one configuration, as
+	 * recommend decides them: each launch's value of the first, the
+	 * geometric mean of the two; the second takes no part. Set from a
+	 * spec; 0 (replays): every group apart. */
+	int merge_twins;
 };
 
 /* The adaptive search's default budget, of the grid's launches; launches
@@ -163,9 +169,9 @@ struct search_opts {
 #define SEARCH_FINALISTS   3
 #define SEARCH_EI_STOP	   0.05
 
-#define SEARCH_OPTS_INIT                                                               \
-	{                                                                              \
-		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL, 0, NULL, NULL \
+#define SEARCH_OPTS_INIT                                                                  \
+	{                                                                                 \
+		SEARCH_ADAPTIVE, 0, 0.5, 1.0, 0, 0.05, 0, NULL, 0, NULL, 0, NULL, NULL, 0 \
 	}
 
 struct search_best {

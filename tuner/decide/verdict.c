@@ -6,7 +6,6 @@
  */
 #include "verdict.h"
 
-#include "assign.h"
 #include "colls.h"
 #include "store.h"
 #include "xalloc.h"
@@ -301,39 +300,14 @@ static void excluded_of(const struct grp *g, const struct grp *exc, struct offlo
 	}
 }
 
-/* Whether a and b are one schedule measured twice: the same layout and
- * point but the assignment, block and cyclic, giving every host the same
- * worker (one worker; or as many workers as hosts, one host each). */
+/* Whether a and b are one schedule measured twice (point.h). */
 static int twins(const struct cfg *a, const struct cfg *b)
 {
 	const struct store_point *p = a->p, *q = b->p;
-	struct point k = q->key;
-	int H = p->hosts, W = p->workers, same = 1, *o1, *o2;
-	enum asg x, y;
 
-	if (strcmp(str_or_empty(p->layout), str_or_empty(q->layout)) || H < 1 || W < 1 ||
-	    H != q->hosts || W != q->workers || !p->key.assignment || !q->key.assignment)
-		return 0;
-	k.assignment = p->key.assignment;
-	if (point_cmp_config(&p->key, &k) || !strcmp(p->key.assignment, q->key.assignment))
-		return 0;
-	x = !strcmp(p->key.assignment, "block")	 ? ASG_BLOCK :
-	    !strcmp(p->key.assignment, "cyclic") ? ASG_CYCLIC :
-						   ASG_N;
-	y = !strcmp(q->key.assignment, "block")	 ? ASG_BLOCK :
-	    !strcmp(q->key.assignment, "cyclic") ? ASG_CYCLIC :
-						   ASG_N;
-	if (x == ASG_N || y == ASG_N)
-		return 0;
-	o1 = xcalloc((size_t)H, sizeof(int));
-	o2 = xcalloc((size_t)H, sizeof(int));
-	if (assign_hosts(x, H, W, NULL, NULL, o1) || assign_hosts(y, H, W, NULL, NULL, o2))
-		same = 0;
-	for (int h = 0; same && h < H; h++)
-		same = o1[h] == o2[h];
-	free(o1);
-	free(o2);
-	return same;
+	return !strcmp(str_or_empty(p->layout), str_or_empty(q->layout)) && p->hosts == q->hosts &&
+	       p->workers == q->workers &&
+	       point_same_schedule(&p->key, &q->key, p->hosts, p->workers);
 }
 
 /* Twins of g (twins()) become one configuration: one sample per launch,

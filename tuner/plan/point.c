@@ -3,6 +3,7 @@
  * once (point.h).
  */
 #include "point.h"
+#include "assign.h"
 #include "parse.h"
 #include "xalloc.h"
 
@@ -224,4 +225,35 @@ int point_json_get(const void *obj, struct point *p, const char **field)
 	p->window = (unsigned)window;
 	p->radix = (unsigned)radix;
 	return 0;
+}
+
+static enum asg asg_of(const char *name)
+{
+	return !name		       ? ASG_N :
+	       !strcmp(name, "block")  ? ASG_BLOCK :
+	       !strcmp(name, "cyclic") ? ASG_CYCLIC :
+					 ASG_N;
+}
+
+int point_same_schedule(const struct point *a, const struct point *b, int hosts, int workers)
+{
+	struct point k = *b;
+	enum asg x = asg_of(a->assignment), y = asg_of(b->assignment);
+	int same = 1, *o1, *o2;
+
+	if (hosts < 1 || workers < 1 || x == ASG_N || y == ASG_N || x == y)
+		return 0;
+	k.assignment = a->assignment;
+	if (point_cmp_config(a, &k))
+		return 0;
+	o1 = xcalloc((size_t)hosts, sizeof(int));
+	o2 = xcalloc((size_t)hosts, sizeof(int));
+	if (assign_hosts(x, hosts, workers, NULL, NULL, o1) ||
+	    assign_hosts(y, hosts, workers, NULL, NULL, o2))
+		same = 0;
+	for (int h = 0; same && h < hosts; h++)
+		same = o1[h] == o2[h];
+	free(o1);
+	free(o2);
+	return same;
 }

@@ -48,6 +48,12 @@ int point_cmp(const struct point *a, const struct point *b);
 int point_cmp_question(const struct point *a, const struct point *b);
 int point_cmp_config(const struct point *a, const struct point *b);
 
+/* Nonzero when a and b, measured on a layout of hosts host ranks and
+ * workers workers, are one schedule measured twice: the same point but
+ * the assignment, block and cyclic, and those give every host the same
+ * worker (one worker; or one host per worker). */
+int point_same_schedule(const struct point *a, const struct point *b, int hosts, int workers);
+
 /* Nonzero when a and b are the same point (point_cmp() == 0). */
 int point_same(const struct point *a, const struct point *b);
 
