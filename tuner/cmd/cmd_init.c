@@ -51,7 +51,8 @@ static const struct cli_command init_cli = {
 	"host name and CPUs), workers on reserved cores (onload), launched with\n"
 	"mpirun: 2 worker cores or more (a sweep of worker counts) and the rest for\n"
 	"host ranks, at least 2; sizes whose collective lasts long enough to time;\n"
-	"each phase of a point timed for 20 ms. It says what it chose and why. The\n"
+	"20 iterations a phase, 3 launches a layout racing to 10 where undecided.\n"
+	"It says what it chose and why. The\n"
 	"spec passes 'sweetspot plan' as written; edit it, then 'sweetspot run' it.",
 	init_options,
 	"Exit status: 0 written, 1 it could not be written, 2 bad usage, FILE exists\n"
@@ -291,10 +292,9 @@ static void write_system(const struct machine *m, FILE *f)
 
 /* This machine's sweep: every choice made for what one machine can time.
  * Sizes from 64K: below, a collective in shared memory lasts a microsecond
- * or less, of the order of the barrier around it. Each phase of a point
- * timed for 20 ms (min_time): the median behind a launch's figure is then
- * of hundreds of iterations for a short collective, tens for a long one.
- * Racing to 10 launches where a question is undecided. */
+ * or less, of the order of the barrier around it. 20 iterations a phase:
+ * sizing them by time instead (min_time 20 ms) lowered no launch's noise
+ * here. Racing to 10 launches where a question is undecided. */
 static void write_local_sweep(const struct machine *m, FILE *f)
 {
 	unsigned most = m->keep < m->ppn ? m->keep : m->ppn;
@@ -311,9 +311,6 @@ static void write_local_sweep(const struct machine *m, FILE *f)
 	put_pow2(f, most);
 	fputs(";\n\tplacement = [ \"onload\" ];\n"
 	      "\titerations = 20;\n\twarmup = 2;\n"
-	      "\t# each timed phase of a point lasts 20 ms at least: more iterations\n"
-	      "\t# for a short collective, the median behind each launch's figure\n"
-	      "\tmin_time = 20;\n"
 	      "\trepetitions = 3;\t# launches per layout, for the spread\n"
 	      "\tmax_repetitions = 10;\t# where a question is undecided, up to 10\n"
 	      "\ttime_limit = 120;\t# seconds per launch\n"
@@ -418,7 +415,7 @@ int cmd_init(int argc, char **argv)
 	       m.dpu_suffix ? ", DPUs" : "");
 	if (!m.slurm)
 		printf("chose: %u host ranks and 1..%u onload workers (%u cores kept for them)%s; "
-		       "bcast, gather, allgather at 64K, 256K, 1M, each phase timed 20 ms\n",
+		       "bcast, gather, allgather at 64K, 256K, 1M\n",
 		       m.ppn, m.keep < m.ppn ? m.keep : m.ppn, m.keep,
 		       m.overcommit ? ": more ranks than CPUs, the smallest sweep of worker "
 				      "counts there is; ranks bound to CPUs in turn and Open MPI "
