@@ -124,8 +124,8 @@ int main(void)
 	ok(access(big, F_OK), "and the output folder does not exist");
 	is_int(test_dir_entries(tmp, NULL), 3, "no temporary folder is left (out, mine, lay only)");
 	is_int(generate_plan(&paper, &pp, big, GEN_ALL, 0), 0, "without the limit it works");
-	is_int(test_dir_entries(big, NULL), 17,
-	       "16 layout folders (workers up to the 64 hosts) and layouts.tsv");
+	is_int(test_dir_entries(big, NULL), 38,
+	       "37 layout folders (workers up to the 64 hosts) and layouts.tsv");
 
 	plan_release(&pp);
 	spec_release(&paper);
