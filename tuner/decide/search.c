@@ -55,6 +55,8 @@ struct state {
 	unsigned *reps;	     /* launches per layout */
 	unsigned char *dead; /* the layout's launch yielded no value */
 	unsigned *n;	     /* L x G: valid values */
+	unsigned char *kept; /* L x G: a value seen (before twins merge); */
+	unsigned char *left; /* L x G: a point left out seen (SEARCH_LEFT_OUT) */
 	double *val;	     /* L x G x R: the values, launch by launch */
 	double *med;	     /* L x G: median; NAN without values */
 	double *buf;	     /* G: one launch's values */
@@ -256,6 +258,10 @@ static int measure(struct state *st, size_t l)
 			st->dg[d].launches++;
 			st->asked[d * st->L + l] = 0;
 		}
+	for (g = 0; g < st->G; g++) {
+		st->kept[AT(st, l, g)] |= isfinite(st->buf[g]);
+		st->left[AT(st, l, g)] |= st->buf[g] == SEARCH_LEFT_OUT;
+	}
 	for (g = 0; st->twin && g < st->G; g++) {
 		long into = st->twin[AT(st, l, g)];
 
@@ -405,6 +411,14 @@ static int evaluate(struct state *st, size_t d, int final, struct eval *ev)
 	}
 	for (c = 0; c < K; c++)
 		ev->screened[c] = ev->d.screened[c];
+	/* A configuration whose every point was left out was not beaten: the
+	 * decision stays undecided (recommend's rule, verdict.c). */
+	for (c = 0; c < K; c++) {
+		size_t k = AT(st, c / dg->m, dg->g[c % dg->m]);
+
+		if (st->left[k] && !st->kept[k] && ev->d.verdict != DECIDE_UNDECIDED)
+			ev->d.verdict = DECIDE_UNDECIDED;
+	}
 	return 0;
 }
 
@@ -425,8 +439,14 @@ static int propose_race(struct state *st, size_t d, const struct eval *ev, unsig
 	int any = 0;
 
 	for (c = 0; ev->d.leader >= 0 && c < K; c++) {
+		size_t k = AT(st, c / dg->m, dg->g[c % dg->m]);
 		int contend, need;
 
+		/* Every point left out so far: another launch may keep one. */
+		if (st->left[k] && !st->kept[k]) {
+			any |= ask(st, want, d, c / dg->m);
+			continue;
+		}
 		if (ev->screened[c] || !cn(st, dg, c))
 			continue;
 		contend = (long)c == ev->d.leader || ev->d.status[c] == STATS_UNDECIDED;
@@ -1230,6 +1250,8 @@ static void state_release(struct state *st)
 	free(st->med);
 	free(st->buf);
 	free(st->twin);
+	free(st->kept);
+	free(st->left);
 	free(st->order);
 	free(st->line_start);
 	free(st->asked);
@@ -1295,6 +1317,8 @@ static void state_init(struct state *st, const struct search_problem *p,
 	st->val = xcalloc(cells * st->R, sizeof(double));
 	st->med = xcalloc(cells, sizeof(double));
 	st->buf = xcalloc(st->G ? st->G : 1, sizeof(double));
+	st->kept = xcalloc(cells, 1);
+	st->left = xcalloc(cells, 1);
 	if (o->merge_twins)
 		find_twins(st);
 	/* Layouts left out are never asked for: as if they could not run,

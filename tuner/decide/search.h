@@ -84,12 +84,16 @@ struct search_layout {
 
 /* Measures layout `layout` at repetition `rep` (0-based: the rep-th time this
  * layout is measured). Fills oe[g] for every group g, with NAN where the
- * point is invalid or missing; a launch that failed leaves every oe[g] NAN
+ * point is invalid or missing, -INFINITY where it was measured but left out
+ * (its compute not calibrated to the reference: SEARCH_LEFT_OUT; a
+ * configuration of nothing but those keeps its decision undecided, as
+ * recommend keeps it); a launch that failed leaves every oe[g] NAN
  * and still returns 0, or 1 when the values are an earlier invocation's
  * (a search resumed from the store: nothing was launched now). Returns -1
  * (after error(), or silently when the caller paused the search) only
  * when the search must stop, e.g. the database cannot be written. */
 typedef int (*search_measure_fn)(void *ctx, size_t layout, unsigned rep, double *oe);
+#define SEARCH_LEFT_OUT (-INFINITY)
 
 struct search_problem {
 	const struct search_layout *layouts;

@@ -912,6 +912,12 @@ int runner_search_measure(void *ctx, size_t layout, unsigned rep, double *oe)
 			    !strcmp(gr->assignment, p->key.assignment) && same_axes(gr, p) &&
 			    p->valid && p->calibrated >= 0 && isfinite(store_point_oe(p)))
 				oe[g] = store_point_oe(p);
+			else if (gr->bytes == p->key.bytes &&
+				 !strcmp(gr->collective, p->key.collective) &&
+				 !strcmp(gr->algorithm, p->key.algorithm) &&
+				 !strcmp(gr->assignment, p->key.assignment) && same_axes(gr, p) &&
+				 p->valid && p->calibrated < 0 && isnan(oe[g]))
+				oe[g] = SEARCH_LEFT_OUT;
 		}
 	}
 	store_points_free(oc.pts, oc.npoints);
