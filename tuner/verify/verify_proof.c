@@ -228,7 +228,8 @@ char *verify_traffic(const char *dir)
 		}
 		globfree(&g);
 	}
-	qsort(lines.v, lines.nr, sizeof(*lines.v), cmp_str);
+	if (lines.nr)
+		qsort(lines.v, lines.nr, sizeof(*lines.v), cmp_str);
 	for (size_t i = 0; i < lines.nr; i++) {
 		out = xrealloc(out, len + strlen(lines.v[i]) + 2);
 		len += (size_t)sprintf(out + len, "%s\n", lines.v[i]);
