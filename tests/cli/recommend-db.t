@@ -21,7 +21,7 @@ cp "$TMP/out" "$TMP/rec.txt"
 like "$TMP/err" "searching first" "says it searched"
 like "$TMP/err" "adaptive search used [0-9]+ launches of 4" "and how many launches"
 like "$TMP/rec.txt" "^(bcast, 4K: |  the least bad offload: )[12] workers? \(WPN [12], onload\), direct algorithm, block assignment: (best|tie|undecided)$" "the band's configuration and verdict"
-like "$TMP/rec.txt" "^  4K: oe_measured [0-9.]+% \(median of [0-9]+ launch(es)?\); the best median [0-9.]+%, its 95% CI \[[0-9.]+, [0-9.]+\]" "median OE, with the best's median and CI"
+like "$TMP/rec.txt" "^  4K: OE [0-9.]+% \(median of [0-9]+ launch(es)?; reference over total, medians over iterations, uncapped(: oe_measured caps it at 100.0)?\); the best median [0-9.]+%, its 95% CI \[[0-9.]+, [0-9.]+\]" "median OE, with the best's median and CI"
 like "$TMP/rec.txt" "^    (best|tie|undecided): .*runner-up n1-ppn4-w[12]-wpn[12]-onload direct block [0-9.]+% \(p=[0-9.e-]+\)$" "leader against runner-up, with p"
 like "$TMP/rec.txt" "^    offloading pays: (yes|no|unclear) \(host-only time / offloaded time [0-9.]+, CI \[[0-9.]+, [0-9.]+\]; reference [0-9.]+ \+ compute [0-9.]+ us vs [0-9.]+ us\)$" "whether offloading pays, with its CI"
 dir=$(sed -n 's/^  files: \(.*\)\/$/\1/p' "$TMP/rec.txt")

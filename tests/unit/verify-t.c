@@ -145,8 +145,10 @@ static void test_decide(void)
 
 	for (int i = 0; i < 10; i++)
 		drift_b[i] = drift_a[i] * (1.01 + 0.002 * (i % 3));
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 5; i++) {
 		f[i].name = strdup("x");
+		f[i].pairs = 1;
+	}
 	add(&f[0], a, fast, 10);
 	add(&f[1], fast, a, 10);
 	add(&f[2], a, same, 10);

@@ -507,7 +507,7 @@ static int paired_ratio(struct verify_figure *f)
 	double mean = 0, ss = 0, se, t;
 	size_t n = f->na;
 
-	if (f->na != f->nb || n < 2)
+	if (!f->pairs || f->na != f->nb || n < 2)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!(f->a[i] > 0) || !(f->b[i] > 0))

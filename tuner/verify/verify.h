@@ -116,6 +116,7 @@ struct verify_figure {
 	double med_a, a_lo, a_hi, med_b, b_lo, b_hi; /* medians, 95% CIs */
 	double ratio, r_lo, r_hi;		     /* B/A (Hodges-Lehmann of the logs), 95% CI */
 	double p, p_holm;			     /* two-sided; Holm over figures */
+	int pairs;	     /* set by the caller: the i-th A and B launched as a pair */
 	int paired;	     /* 1: A and B in pairs, B/A and p from the pairs' ratios
 		     * (signed rank); 0: Mann-Whitney of the two samples */
 	const char *verdict; /* "faster", "slower", "no difference" (the CI

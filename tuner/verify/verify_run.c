@@ -320,8 +320,10 @@ static int add_launch(struct verify_state *v, struct runner *r, const struct run
 	if (!v->have) {
 		v->fig = xcalloc(n, sizeof(*v->fig));
 		v->nfig = n;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			v->fig[i].name = xstrdup(names.v[i]);
+			v->fig[i].pairs = 1; /* race(): A and B of a pair back to back */
+		}
 		v->have = 1;
 	} else if (n != v->nfig) {
 		v->bad_metric = 1;
